@@ -1,0 +1,39 @@
+import { Injectable, UnauthorizedException } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { ConfigService } from '@nestjs/config';
+import type { AppConfig } from '../config/configuration';
+import { UsersService } from '../users/users.service';
+import { dummyHash, verifyPassword } from '../users/password-hasher';
+import type { TokenClaims } from './authenticated-user';
+import type { LoginResponse } from './dto/auth.responses';
+
+@Injectable()
+export class AuthService {
+  private readonly ttlMs: number;
+
+  constructor(
+    private readonly users: UsersService,
+    private readonly jwt: JwtService,
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.ttlMs = config.getOrThrow('auth', { infer: true }).tokenTtlMs;
+  }
+
+  /**
+   * Unknown e-mail, wrong password and disabled account all take one argon2 verification and end in
+   * the same 401 (contract section 3: no account enumeration).
+   */
+  async login(email: string, password: string): Promise<LoginResponse> {
+    const user = await this.users.findByEmailWithHash(email);
+    const valid = await verifyPassword(user?.passwordHash ?? (await dummyHash()), password);
+    if (!user || !valid || !user.enabled) throw new UnauthorizedException('Invalid e-mail or password');
+    const claims: TokenClaims = {
+      sub: user.id,
+      tenant: user.tenant,
+      role: user.role,
+      adm: user.isAdministrator,
+    };
+    const token = await this.jwt.signAsync(claims);
+    return { token, expiresIn: this.ttlMs };
+  }
+}

@@ -1,0 +1,25 @@
+import { CanActivate, ExecutionContext, ForbiddenException, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { UserRole } from '../../common/reference/enums';
+import type { AuthenticatedUser } from '../authenticated-user';
+import { ADMIN_ONLY, ROLES } from '../decorators/roles.decorator';
+
+/** Global (APP_GUARD, after the JWT guard): @AdminOnly() and @Roles(...) checks. */
+@Injectable()
+export class RolesGuard implements CanActivate {
+  constructor(private readonly reflector: Reflector) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const targets = [context.getHandler(), context.getClass()];
+    const adminOnly = this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets);
+    const roles = this.reflector.getAllAndOverride<UserRole[] | undefined>(ROLES, targets);
+    if (!adminOnly && !roles) return true;
+    const user: AuthenticatedUser | undefined = context.switchToHttp().getRequest().user;
+    if (!user) return true; // a @Public() route: nothing to check
+    if (user.isAdministrator) return true;
+    if (adminOnly) throw new ForbiddenException('Administrators only');
+    if (roles && !roles.includes(user.role))
+      throw new ForbiddenException('Your role may not use this resource');
+    return true;
+  }
+}

@@ -1,0 +1,73 @@
+import type { LoggerService, LogLevel } from '@nestjs/common';
+import { pino, Logger as Pino } from 'pino';
+import { requestContext } from '../request-id/request-id';
+
+/** Keys whose values never reach a log line (contract section 1: never a password, token or headerValue). */
+const REDACT = [
+  'password',
+  'token',
+  'headerValue',
+  'authorization',
+  '*.password',
+  '*.token',
+  '*.headerValue',
+  '*.authorization',
+  'req.headers.authorization',
+  'req.headers.cookie',
+];
+
+export function createRootLogger(level: string): Pino {
+  return pino({
+    level,
+    base: { service: 'partner-integration-service' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    redact: { paths: REDACT, censor: '[redacted]' },
+    // Fastify's request loggers carry requestId already; other log lines get it from the context.
+    mixin: (_merge, _level, logger) => {
+      const ctx = requestContext.getStore();
+      return ctx && !('requestId' in (logger as Pino).bindings()) ? { requestId: ctx.requestId } : {};
+    },
+  });
+}
+
+/** Nest's LoggerService over pino: one JSON object a line, with the request id when there is one. */
+export class JsonLogger implements LoggerService {
+  constructor(private readonly root: Pino) {}
+
+  private write(
+    level: 'info' | 'error' | 'warn' | 'debug' | 'trace',
+    message: unknown,
+    rest: unknown[],
+  ): void {
+    const context = typeof rest[rest.length - 1] === 'string' ? (rest.pop() as string) : undefined;
+    if (message instanceof Error) this.root[level]({ context, err: message }, message.message);
+    else if (typeof message === 'object' && message !== null)
+      this.root[level]({ context, ...message }, String(rest[0] ?? ''));
+    else this.root[level]({ context }, String(message));
+  }
+
+  log(message: unknown, ...rest: unknown[]): void {
+    this.write('info', message, rest);
+  }
+  error(message: unknown, ...rest: unknown[]): void {
+    // Nest passes (message, stack, context); the stack stays in the log line, never in a response.
+    if (typeof message === 'string' && typeof rest[0] === 'string' && rest.length === 2) {
+      this.root.error({ context: rest[1], stack: rest[0] }, message);
+      return;
+    }
+    this.write('error', message, rest);
+  }
+  warn(message: unknown, ...rest: unknown[]): void {
+    this.write('warn', message, rest);
+  }
+  debug(message: unknown, ...rest: unknown[]): void {
+    this.write('debug', message, rest);
+  }
+  verbose(message: unknown, ...rest: unknown[]): void {
+    this.write('trace', message, rest);
+  }
+  fatal(message: unknown, ...rest: unknown[]): void {
+    this.write('error', message, rest);
+  }
+  setLogLevels(_levels: LogLevel[]): void {}
+}

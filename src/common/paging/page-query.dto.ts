@@ -1,0 +1,39 @@
+import { Transform } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+const MAX_PAGE = 2_147_483_647;
+
+/**
+ * Query strings arrive as strings: only a plain decimal becomes a number; anything else (an array
+ * from a repeated parameter, "1.5", "1e3", "") stays as it is and fails the integer check with a 400.
+ */
+export const toInteger = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^\d{1,10}$/.test(value) ? Number(value) : value;
+
+/** `page` and `size` (contract section 4): page ≥ 0, size 1..100. */
+export class PageQueryDto {
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt({ message: 'page must be an integer ≥ 0' })
+  @Min(0, { message: 'page must be an integer ≥ 0' })
+  @Max(MAX_PAGE, { message: `page must be at most ${MAX_PAGE}` })
+  page: number = 0;
+
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt({ message: `size must be an integer from 1 to ${MAX_PAGE_SIZE}` })
+  @Min(1, { message: `size must be an integer from 1 to ${MAX_PAGE_SIZE}` })
+  @Max(MAX_PAGE_SIZE, { message: `size must be an integer from 1 to ${MAX_PAGE_SIZE}` })
+  size: number = DEFAULT_PAGE_SIZE;
+}
+
+/** `page`, `size` and a repeatable `sort` (`field` or `field,asc|desc`). */
+export class SortedPageQueryDto extends PageQueryDto {
+  @IsOptional()
+  @Transform(({ value }) => (typeof value === 'string' ? [value] : value))
+  @IsString({ each: true, message: 'sort must be field or field,asc|desc' })
+  @MaxLength(64, { each: true, message: 'sort must be field or field,asc|desc' })
+  sort?: string[];
+}

@@ -1,0 +1,33 @@
+import { Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { ThrottlerModule } from '@nestjs/throttler';
+import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
+import type { AppConfig } from '../../config/configuration';
+import { API_THROTTLER, LOGIN_THROTTLER } from './rate-limit.decorators';
+
+const MINUTE_MS = 60_000;
+
+/** Counters in Redis when REDIS_URL is set (shared by every instance), in memory otherwise. */
+@Module({
+  imports: [
+    ThrottlerModule.forRootAsync({
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<AppConfig, true>) => {
+        const limits = config.getOrThrow('rateLimit', { infer: true });
+        const redisUrl = config.getOrThrow('redis', { infer: true }).url;
+        return {
+          throttlers: [
+            { name: API_THROTTLER, ttl: MINUTE_MS, limit: limits.apiPerMinute },
+            { name: LOGIN_THROTTLER, ttl: MINUTE_MS, limit: limits.loginPerMinute },
+          ],
+          // Given the URL, the storage owns the connection and closes it on shutdown.
+          storage: redisUrl
+            ? new ThrottlerStorageRedisService(redisUrl, { maxRetriesPerRequest: 2 })
+            : undefined,
+        };
+      },
+    }),
+  ],
+  exports: [ThrottlerModule],
+})
+export class RateLimitModule {}

@@ -1,0 +1,14 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+
+const VALID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** The caller's X-Request-Id when it is 1..128 of [A-Za-z0-9._-], else a new UUID (contract section 4). */
+export function requestIdFor(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && VALID.test(given) ? given : randomUUID();
+}
+
+/** Carries the request id to log lines written outside Fastify's request logger. */
+export const requestContext = new AsyncLocalStorage<{ requestId: string }>();

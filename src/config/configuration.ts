@@ -1,0 +1,150 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve, join } from 'node:path';
+import { ConfigError, validateEnvironment } from './environment';
+
+export interface AppConfig {
+  app: {
+    env: 'development' | 'production' | 'test';
+    port: number;
+    host: string;
+    dataDir: string;
+    logLevel: string;
+    trustProxy: boolean;
+    version: string;
+    shutdownGraceMs: number;
+  };
+  database: { url: string | undefined; migrateOnStart: boolean; poolSize: number };
+  redis: { url: string | undefined };
+  auth: {
+    jwtSecret: string;
+    tokenTtlMs: number;
+    userCacheTtlMs: number;
+    bootstrapAdmin: { email: string; password: string; tenant: string } | undefined;
+  };
+  secrets: { key: Buffer };
+  rateLimit: { loginPerMinute: number; apiPerMinute: number };
+  webhook: {
+    timeoutMs: number;
+    concurrency: number;
+    allowPrivateNetworks: boolean;
+    proxyUrl: string | undefined;
+  };
+}
+
+export interface LoadedConfig {
+  config: AppConfig;
+  /** Said once the logger exists (e.g. a generated secret). */
+  warnings: string[];
+}
+
+/** Token lifetime: spec, Login response and Limits (14400000 ms, four hours). */
+export const TOKEN_TTL_MS = 14_400_000;
+
+/** From package.json: two folders up from src/config, three from dist/src/config. */
+const packageVersion = (): string => {
+  const file = [join(__dirname, '../../package.json'), join(__dirname, '../../../package.json')].find(
+    existsSync,
+  );
+  return file ? String(JSON.parse(readFileSync(file, 'utf8')).version) : '0.0.0';
+};
+
+/**
+ * A secret given in the environment wins; in production it is required; elsewhere it is generated
+ * once and kept in DATA_DIR so tokens and encrypted values survive a restart (contract section 1).
+ */
+function persistentSecret(
+  name: string,
+  given: string | undefined,
+  env: string,
+  dataDir: string,
+  generate: () => string,
+  warnings: string[],
+): string {
+  if (given) return given;
+  if (env === 'production') throw new ConfigError(name, 'is required when NODE_ENV=production');
+  const file = join(dataDir, name.toLowerCase().replace(/_/g, '-'));
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const value = generate();
+  writeFileSync(file, value + '\n', { mode: 0o600 });
+  chmodSync(file, 0o600);
+  warnings.push(`${name} is not set: generated one and stored it in ${file}; set ${name} in production`);
+  return value;
+}
+
+export function loadConfig(environment: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  const vars = validateEnvironment(environment);
+  const warnings: string[] = [];
+  const env = (vars.NODE_ENV ?? 'development') as AppConfig['app']['env'];
+  const dataDir = resolve(vars.DATA_DIR ?? './.data');
+
+  if (!!vars.BOOTSTRAP_ADMIN_EMAIL !== !!vars.BOOTSTRAP_ADMIN_PASSWORD) {
+    const missing = vars.BOOTSTRAP_ADMIN_EMAIL ? 'BOOTSTRAP_ADMIN_PASSWORD' : 'BOOTSTRAP_ADMIN_EMAIL';
+    throw new ConfigError(missing, 'is required when the other BOOTSTRAP_ADMIN_ variable is set');
+  }
+
+  const jwtSecret = persistentSecret(
+    'JWT_SECRET',
+    vars.JWT_SECRET,
+    env,
+    dataDir,
+    () => randomBytes(48).toString('base64url'),
+    warnings,
+  );
+  const secretsKey = persistentSecret(
+    'SECRETS_KEY',
+    vars.SECRETS_KEY,
+    env,
+    dataDir,
+    () => randomBytes(32).toString('base64'),
+    warnings,
+  );
+  const key = Buffer.from(secretsKey, 'base64');
+  if (key.length !== 32) throw new ConfigError('SECRETS_KEY', 'must be 32 bytes, base64-encoded');
+
+  return {
+    warnings,
+    config: {
+      app: {
+        env,
+        port: vars.PORT ?? 3000,
+        host: vars.HOST ?? '0.0.0.0',
+        dataDir,
+        logLevel: vars.LOG_LEVEL ?? 'info',
+        trustProxy: vars.TRUST_PROXY ?? false,
+        version: packageVersion(),
+        shutdownGraceMs: vars.SHUTDOWN_GRACE_MS ?? 10_000,
+      },
+      database: {
+        url: vars.DATABASE_URL,
+        migrateOnStart: vars.DB_MIGRATE_ON_START ?? true,
+        poolSize: vars.DB_POOL_SIZE ?? 10,
+      },
+      redis: { url: vars.REDIS_URL },
+      auth: {
+        jwtSecret,
+        tokenTtlMs: TOKEN_TTL_MS,
+        userCacheTtlMs: vars.USER_CACHE_TTL_MS ?? 2000,
+        bootstrapAdmin: vars.BOOTSTRAP_ADMIN_EMAIL
+          ? {
+              email: vars.BOOTSTRAP_ADMIN_EMAIL,
+              password: vars.BOOTSTRAP_ADMIN_PASSWORD!,
+              tenant: vars.BOOTSTRAP_ADMIN_TENANT ?? 'provider',
+            }
+          : undefined,
+      },
+      secrets: { key },
+      rateLimit: {
+        loginPerMinute: vars.RATE_LIMIT_LOGIN_PER_MINUTE ?? 10,
+        apiPerMinute: vars.RATE_LIMIT_API_PER_MINUTE ?? 100,
+      },
+      webhook: {
+        timeoutMs: vars.WEBHOOK_TIMEOUT_MS ?? 30_000,
+        concurrency: vars.WEBHOOK_CONCURRENCY ?? 64,
+        allowPrivateNetworks: vars.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? false,
+        proxyUrl: vars.WEBHOOK_PROXY_URL,
+      },
+    },
+  };
+}

@@ -1,0 +1,119 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsBase64,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  validateSync,
+  ValidationError,
+} from 'class-validator';
+
+/** Thrown for any bad or missing variable; main.ts prints its message as one line and exits 1. */
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`Invalid environment variable ${variable}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const toInt = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
+// Only the two words are booleans: "yes", "1" or "TRUE " are reported, not guessed.
+const toBool = ({ value }: { value: unknown }) =>
+  value === 'true' ? true : value === 'false' ? false : value;
+const BOOL = { message: 'must be true or false' };
+
+/** Every variable of service contract section 1, as strings arrive from the environment. */
+export class EnvironmentVariables {
+  @IsOptional() @IsIn(['development', 'production', 'test']) NODE_ENV?: string;
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535) PORT?: number;
+  @IsOptional() @IsString() @MinLength(1) HOST?: string;
+  @IsOptional() @IsString() @MinLength(1) DATA_DIR?: string;
+  @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL?: string;
+
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// URL' })
+  DATABASE_URL?: string;
+  @IsOptional() @Transform(toBool) @IsIn([true, false], BOOL) DB_MIGRATE_ON_START?: boolean;
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(200) DB_POOL_SIZE?: number;
+
+  @IsOptional()
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL' })
+  REDIS_URL?: string;
+
+  @IsOptional() @IsString() @MinLength(32, { message: 'must be at least 32 characters' }) JWT_SECRET?: string;
+  @IsOptional() @IsBase64(undefined, { message: 'must be 32 bytes, base64-encoded' }) SECRETS_KEY?: string;
+
+  @IsOptional() @IsEmail({}, { message: 'must be an e-mail address' }) BOOTSTRAP_ADMIN_EMAIL?: string;
+  @IsOptional() @IsString() @MinLength(8) @MaxLength(255) BOOTSTRAP_ADMIN_PASSWORD?: string;
+  @IsOptional() @IsString() @MinLength(1) @MaxLength(255) BOOTSTRAP_ADMIN_TENANT?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(600000) WEBHOOK_TIMEOUT_MS?: number;
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(4096) WEBHOOK_CONCURRENCY?: number;
+  @IsOptional() @Transform(toBool) @IsIn([true, false], BOOL) WEBHOOK_ALLOW_PRIVATE_NETWORKS?: boolean;
+  @IsOptional()
+  @Matches(/^https?:\/\/\S+$/, { message: 'must be an http:// or https:// URL' })
+  WEBHOOK_PROXY_URL?: string;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_LOGIN_PER_MINUTE?: number;
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_API_PER_MINUTE?: number;
+  @IsOptional() @Transform(toBool) @IsIn([true, false], BOOL) TRUST_PROXY?: boolean;
+
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(60000) USER_CACHE_TTL_MS?: number;
+  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(600000) SHUTDOWN_GRACE_MS?: number;
+}
+
+function firstProblem(errors: ValidationError[]): ConfigError {
+  const error = errors[0];
+  const problem = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
+  // class-validator repeats the property name at the start of its messages.
+  return new ConfigError(error.property, problem.replace(new RegExp(`^${error.property} `), ''));
+}
+
+/** Validates the raw environment; only the variables above are read, empty strings count as unset. */
+export function validateEnvironment(env: NodeJS.ProcessEnv): EnvironmentVariables {
+  const known = Object.keys(new EnvironmentVariablesKeys());
+  const plain: Record<string, string> = {};
+  for (const key of known) {
+    const value = env[key];
+    if (value !== undefined && value !== '') plain[key] = value;
+  }
+  const vars = plainToInstance(EnvironmentVariables, plain);
+  const errors = validateSync(vars, { forbidUnknownValues: false });
+  if (errors.length > 0) throw firstProblem(errors);
+  return vars;
+}
+
+/** The variable names, for reading exactly those from the environment. */
+class EnvironmentVariablesKeys implements Record<keyof EnvironmentVariables, true> {
+  NODE_ENV = true as const;
+  PORT = true as const;
+  HOST = true as const;
+  DATA_DIR = true as const;
+  LOG_LEVEL = true as const;
+  DATABASE_URL = true as const;
+  DB_MIGRATE_ON_START = true as const;
+  DB_POOL_SIZE = true as const;
+  REDIS_URL = true as const;
+  JWT_SECRET = true as const;
+  SECRETS_KEY = true as const;
+  BOOTSTRAP_ADMIN_EMAIL = true as const;
+  BOOTSTRAP_ADMIN_PASSWORD = true as const;
+  BOOTSTRAP_ADMIN_TENANT = true as const;
+  WEBHOOK_TIMEOUT_MS = true as const;
+  WEBHOOK_CONCURRENCY = true as const;
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS = true as const;
+  WEBHOOK_PROXY_URL = true as const;
+  RATE_LIMIT_LOGIN_PER_MINUTE = true as const;
+  RATE_LIMIT_API_PER_MINUTE = true as const;
+  TRUST_PROXY = true as const;
+  USER_CACHE_TTL_MS = true as const;
+  SHUTDOWN_GRACE_MS = true as const;
+}

@@ -1,0 +1,37 @@
+import { DynamicModule, Logger, Module, OnModuleInit } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { AppConfig } from '../config/configuration';
+import { dataSourceOptions } from './data-source.options';
+import { runMigrations } from './migrate';
+
+@Module({})
+export class DatabaseModule implements OnModuleInit {
+  private readonly logger = new Logger('Database');
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: ConfigService<AppConfig, true>,
+  ) {}
+
+  /** `url` is DATABASE_URL or the embedded server's, resolved before Nest starts (main.ts). */
+  static forRoot(url: string): DynamicModule {
+    return {
+      module: DatabaseModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          inject: [ConfigService],
+          useFactory: (config: ConfigService<AppConfig, true>) =>
+            dataSourceOptions(url, config.getOrThrow('database', { infer: true }).poolSize),
+        }),
+      ],
+    };
+  }
+
+  async onModuleInit(): Promise<void> {
+    if (!this.config.getOrThrow('database', { infer: true }).migrateOnStart) return;
+    const applied = await runMigrations(this.dataSource);
+    if (applied.length > 0) this.logger.log(`applied migrations: ${applied.join(', ')}`);
+  }
+}

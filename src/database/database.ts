@@ -1,0 +1,11 @@
+import type { AppConfig } from '../config/configuration';
+import { RunningDatabase, startEmbeddedPostgres } from './embedded-postgres';
+
+/** DATABASE_URL when set; otherwise the embedded PostgreSQL kept in DATA_DIR (contract section 1). */
+export async function resolveDatabase(
+  config: AppConfig,
+  log: (message: string) => void,
+): Promise<RunningDatabase> {
+  if (config.database.url) return { url: config.database.url, owned: false, stop: async () => undefined };
+  return startEmbeddedPostgres({ dataDir: config.app.dataDir, log });
+}

@@ -1,0 +1,36 @@
+import { ConflictException, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { AppConfig } from '../config/configuration';
+import { UserRole } from '../common/reference/enums';
+import { UsersService } from './users.service';
+
+/** BOOTSTRAP_ADMIN_EMAIL/PASSWORD: the first administrator, created once (contract section 1). */
+@Injectable()
+export class BootstrapAdminService implements OnApplicationBootstrap {
+  private readonly logger = new Logger(BootstrapAdminService.name);
+
+  constructor(
+    private readonly users: UsersService,
+    private readonly config: ConfigService<AppConfig, true>,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const admin = this.config.getOrThrow('auth', { infer: true }).bootstrapAdmin;
+    if (!admin || (await this.users.existsByEmail(admin.email))) return;
+    try {
+      await this.users.create({
+        email: admin.email,
+        password: admin.password,
+        role: UserRole.ROLE_PARTNER,
+        tenant: admin.tenant,
+        partnerId: 1,
+        partnerName: admin.tenant,
+        administrator: true,
+      });
+      this.logger.log(`created the bootstrap administrator ${admin.email} (tenant ${admin.tenant})`);
+    } catch (error) {
+      // Another instance starting at the same time created it first.
+      if (!(error instanceof ConflictException)) throw error;
+    }
+  }
+}

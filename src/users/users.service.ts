@@ -1,0 +1,94 @@
+import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InjectRepository } from '@nestjs/typeorm';
+import { QueryFailedError, Repository } from 'typeorm';
+import { parseSort } from '../common/paging/sort';
+import { User } from './user.entity';
+import { CreateUserDto } from './dto/create-user.dto';
+import { UpdateUserDto } from './dto/update-user.dto';
+import { ListUsersQueryDto, USER_SORT_FIELDS } from './dto/list-users.query';
+import { hashPassword } from './password-hasher';
+
+/** Emitted after a user changes, so per-instance caches of the user check drop it at once. */
+export const USER_CHANGED = 'user.changed';
+
+const isUniqueViolation = (error: unknown) =>
+  error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '23505';
+
+@Injectable()
+export class UsersService {
+  constructor(
+    @InjectRepository(User) private readonly users: Repository<User>,
+    private readonly events: EventEmitter2,
+  ) {}
+
+  async create(dto: CreateUserDto): Promise<User> {
+    const user = this.users.create({
+      email: dto.email,
+      passwordHash: await hashPassword(dto.password),
+      role: dto.role,
+      isAdministrator: dto.administrator ?? false,
+      hub: dto.hub ?? false,
+      tenant: dto.tenant,
+      partnerId: dto.partnerId,
+      partnerName: dto.partnerName,
+      userName: dto.userName ?? dto.email,
+      enabled: true,
+    });
+    try {
+      return await this.users.save(user);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ConflictException('A user with this e-mail already exists');
+      throw error;
+    }
+  }
+
+  async findById(id: number): Promise<User | null> {
+    return this.users.findOneBy({ id });
+  }
+
+  async getById(id: number): Promise<User> {
+    const user = await this.findById(id);
+    if (!user) throw new NotFoundException(`User ${id} not found`);
+    return user;
+  }
+
+  /** For login only: the one read that selects the password hash. */
+  async findByEmailWithHash(email: string): Promise<User | null> {
+    return this.users
+      .createQueryBuilder('u')
+      .addSelect('u.passwordHash')
+      .where('lower(u.email) = lower(:email)', { email })
+      .getOne();
+  }
+
+  async existsByEmail(email: string): Promise<boolean> {
+    return this.users.createQueryBuilder('u').where('lower(u.email) = lower(:email)', { email }).getExists();
+  }
+
+  async list(query: ListUsersQueryDto): Promise<[User[], number]> {
+    const orders = parseSort(query.sort, USER_SORT_FIELDS, [{ column: 'id', direction: 'ASC' }]);
+    const qb = this.users.createQueryBuilder('u');
+    if (query.tenant !== undefined) qb.where('u.tenant = :tenant', { tenant: query.tenant });
+    for (const o of orders) qb.addOrderBy(`u.${o.column}`, o.direction);
+    if (!orders.some((o) => o.column === 'id')) qb.addOrderBy('u.id', 'ASC');
+    return qb
+      .skip(query.page * query.size)
+      .take(query.size)
+      .getManyAndCount();
+  }
+
+  async update(id: number, dto: UpdateUserDto): Promise<User> {
+    const user = await this.getById(id);
+    if (dto.enabled !== undefined) user.enabled = dto.enabled;
+    if (dto.role !== undefined) user.role = dto.role;
+    if (dto.partnerName !== undefined) user.partnerName = dto.partnerName;
+    if (dto.userName !== undefined) user.userName = dto.userName;
+    if (dto.hub !== undefined) user.hub = dto.hub;
+    if (dto.administrator !== undefined) user.isAdministrator = dto.administrator;
+    if (dto.password !== undefined) user.passwordHash = await hashPassword(dto.password);
+    await this.users.save(user);
+    this.events.emit(USER_CHANGED, id);
+    return this.getById(id);
+  }
+}

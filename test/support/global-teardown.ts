@@ -1,0 +1,25 @@
+import { rm } from 'node:fs/promises';
+import pg from 'pg';
+import type { RunningDatabase } from '../../src/database/embedded-postgres';
+import { ADMIN_URL_ENV, RUN_PREFIX_ENV, SERVER_URL_ENV } from './database';
+
+export default async function globalTeardown(): Promise<void> {
+  const admin = new pg.Client({ connectionString: process.env[ADMIN_URL_ENV] });
+  await admin.connect();
+  try {
+    const rows = await admin.query('SELECT datname FROM pg_database WHERE datname LIKE $1', [
+      `${process.env[RUN_PREFIX_ENV]}_%`,
+    ]);
+    for (const { datname } of rows.rows)
+      await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+  const embedded = (globalThis as Record<string, unknown>).__PIS_TEST_DB__ as
+    { db: RunningDatabase; dataDir: string } | undefined;
+  if (embedded) {
+    await embedded.db.stop();
+    await rm(embedded.dataDir, { recursive: true, force: true });
+  }
+  if (process.env[SERVER_URL_ENV]) process.env.DATABASE_URL = process.env[SERVER_URL_ENV];
+}
