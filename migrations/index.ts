@@ -1,4 +1,5 @@
 import { CreateUsers1763700000000 } from './1763700000000-CreateUsers';
+import { CreateSubscriptions1763700100000 } from './1763700100000-CreateSubscriptions';
 
 /** Every migration, in order. `npm run migration:generate` writes a file here: add its class below. */
-export const migrations = [CreateUsers1763700000000];
+export const migrations = [CreateUsers1763700000000, CreateSubscriptions1763700100000];

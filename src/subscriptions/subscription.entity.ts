@@ -1,0 +1,40 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import type { WebhookEvent } from '../common/reference/enums';
+
+/** Indexes are made (and explained) in migration CreateSubscriptions. */
+@Entity({ name: 'subscriptions' })
+export class Subscription {
+  @PrimaryGeneratedColumn({ type: 'integer', primaryKeyConstraintName: 'PK_subscriptions' })
+  id: number;
+
+  @Column({ type: 'varchar', length: 255 })
+  tenant: string;
+
+  @Column({ type: 'boolean', default: true })
+  active: boolean;
+
+  @Column({ type: 'varchar', length: 255 })
+  name: string;
+
+  @Column({ type: 'varchar', length: 255 })
+  url: string;
+
+  @Column({ type: 'varchar', length: 1000, nullable: true })
+  description: string | null;
+
+  @Column({ type: 'varchar', length: 64, array: true })
+  events: WebhookEvent[];
+
+  @Column({ name: 'header_name', type: 'varchar', length: 255, nullable: true })
+  headerName: string | null;
+
+  /** AES-256-GCM with SECRETS_KEY (common/crypto/secret-box.ts); never returned by the API. */
+  @Column({ name: 'header_value_encrypted', type: 'text', nullable: true, select: false })
+  headerValueEncrypted: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}
