@@ -12,6 +12,8 @@ const common = {
 };
 
 module.exports = {
+  // A global option: jest ignores it inside a project.
+  testTimeout: 60000,
   projects: [
     {
       ...common,
@@ -24,7 +26,6 @@ module.exports = {
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-      testTimeout: 60000,
     },
   ],
 };

@@ -31,15 +31,23 @@ export class CreateSubscriptions1763700100000 implements MigrationInterface {
     await q.query(`CREATE INDEX "IDX_subscriptions_tenant_id" ON "subscriptions" ("tenant", "id")`);
     // GET /webhooks/subscriptions/active?active=… for one tenant, ordered by id; and the dispatcher's
     // matching query (active subscriptions of the event's tenant).
-    await q.query(`CREATE INDEX "IDX_subscriptions_tenant_active_id" ON "subscriptions" ("tenant", "active", "id")`);
+    await q.query(
+      `CREATE INDEX "IDX_subscriptions_tenant_active_id" ON "subscriptions" ("tenant", "active", "id")`,
+    );
     // sort=name within a tenant.
     await q.query(`CREATE INDEX "IDX_subscriptions_tenant_name" ON "subscriptions" ("tenant", "name", "id")`);
     // sort=createdAt / updatedAt within a tenant.
-    await q.query(`CREATE INDEX "IDX_subscriptions_tenant_created_at" ON "subscriptions" ("tenant", "created_at", "id")`);
-    await q.query(`CREATE INDEX "IDX_subscriptions_tenant_updated_at" ON "subscriptions" ("tenant", "updated_at", "id")`);
+    await q.query(
+      `CREATE INDEX "IDX_subscriptions_tenant_created_at" ON "subscriptions" ("tenant", "created_at", "id")`,
+    );
+    await q.query(
+      `CREATE INDEX "IDX_subscriptions_tenant_updated_at" ON "subscriptions" ("tenant", "updated_at", "id")`,
+    );
     // index=<substring of name> (ILIKE '%…%'): a trigram index, so a search is not a scan of the
     // tenant's rows (or, for administrators searching every tenant, of the whole table).
-    await q.query(`CREATE INDEX "IDX_subscriptions_name_trgm" ON "subscriptions" USING gin (lower("name") gin_trgm_ops)`);
+    await q.query(
+      `CREATE INDEX "IDX_subscriptions_name_trgm" ON "subscriptions" USING gin (lower("name") gin_trgm_ops)`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -1,13 +1,17 @@
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyInstance } from 'fastify';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { LogController } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TestingModuleBuilder } from '@nestjs/testing';
 import type { Logger as Pino } from 'pino';
 import { AppModule } from './app.module';
 import { sendError } from './common/errors/all-exceptions.filter';
 import { HAL_CONTENT_TYPE } from './common/hal/hal';
+import { ServiceFastifyAdapter } from './common/http/service-fastify.adapter';
 import { JsonLogger } from './common/logging/logger';
 import { requestContext, requestIdFor } from './common/request-id/request-id';
+import { setupOpenApi } from './docs/openapi';
 import type { AppConfig } from './config/configuration';
 
 /** Spec, Limits: maximum request body 1 MB. */
@@ -33,8 +37,17 @@ function applyWireConventions(fastify: FastifyInstance, logger: Pino): void {
     }
     return payload;
   });
-  // Errors raised by Fastify itself before a route runs (body parsing, limits).
+  // Errors raised by Fastify itself before a route runs (body parsing, limits, bad URLs); the
+  // adapter keeps Nest from replacing this handler at init.
   fastify.setErrorHandler((error, request, reply) => sendError(reply, request, error, logger));
+}
+
+export interface CreateAppOptions {
+  /**
+   * Tests only: builds the module through @nestjs/testing (a dev dependency, loaded only then) so a
+   * test can override true third parties, e.g. the dispatcher's WEBHOOK_TLS_OPTIONS (a test CA).
+   */
+  configure?: (builder: TestingModuleBuilder) => void;
 }
 
 /** Builds the application exactly as production runs it; e2e tests use it too. */
@@ -42,24 +55,44 @@ export async function createApp(
   config: AppConfig,
   databaseUrl: string,
   logger: Pino,
+  options: CreateAppOptions = {},
 ): Promise<NestFastifyApplication> {
-  const adapter = new FastifyAdapter({
+  const adapter = new ServiceFastifyAdapter({
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: requestIdFor,
-    requestIdLogLabel: 'requestId',
     trustProxy: config.app.trustProxy,
     return503OnClosing: true,
-    disableRequestLogging: config.app.env === 'test',
-  });
-  const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.forRoot(config, databaseUrl),
-    adapter,
-    {
-      logger: new JsonLogger(logger),
-      abortOnError: false,
+    // Through a LogController: the top-level options print a deprecation warning to stderr.
+    logController: new LogController({
+      requestIdLogLabel: 'requestId',
+      disableRequestLogging: config.app.env === 'test',
+    }),
+    // Errors the router raises before any hook runs (a path parameter over maxParamLength, a bad
+    // %-escape): the same error body, content type and X-Request-Id as every other response.
+    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => {
+      void reply.header('X-Request-Id', request.id);
+      sendError(reply, request, error, logger);
     },
-  );
+  });
+  const appOptions = { logger: new JsonLogger(logger), abortOnError: false };
+  let app: NestFastifyApplication;
+  if (options.configure) {
+    const { Test } = await import('@nestjs/testing');
+    const builder = Test.createTestingModule({ imports: [AppModule.forRoot(config, databaseUrl)] }).setLogger(
+      appOptions.logger,
+    );
+    options.configure(builder);
+    const moduleRef = await builder.compile();
+    app = moduleRef.createNestApplication<NestFastifyApplication>(adapter, appOptions);
+  } else {
+    app = await NestFactory.create<NestFastifyApplication>(
+      AppModule.forRoot(config, databaseUrl),
+      adapter,
+      appOptions,
+    );
+  }
+  setupOpenApi(app, config.app.version);
   applyWireConventions(app.getHttpAdapter().getInstance() as unknown as FastifyInstance, logger);
   Logger.flush();
   return app;

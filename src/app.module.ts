@@ -13,6 +13,9 @@ import type { AppConfig } from './config/configuration';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { UsersModule } from './users/users.module';
+import { SubscriptionsModule } from './subscriptions/subscriptions.module';
+import { DispatcherModule } from './dispatcher/dispatcher.module';
+import { DeliveriesModule } from './deliveries/deliveries.module';
 
 @Module({})
 export class AppModule {
@@ -28,6 +31,9 @@ export class AppModule {
         HealthModule,
         UsersModule,
         AuthModule,
+        SubscriptionsModule,
+        DispatcherModule,
+        DeliveriesModule,
       ],
       providers: [
         { provide: APP_PIPE, useFactory: createValidationPipe },

@@ -70,6 +70,16 @@ async function usersCreate(argv: string[]): Promise<string> {
   }
 }
 
+/** Why it failed, in one line: the contract wants exactly one clear line on stderr. */
+function describe(error: unknown): string {
+  if (error instanceof UsageError || error instanceof ConfigError) return error.message;
+  const e = error as { status?: number; code?: string; message?: string; name?: string };
+  if (e.status === 409) return 'a user with this e-mail already exists';
+  if (e.code?.startsWith('ERR_PARSE_ARGS')) return `${e.message}; ${USAGE}`;
+  // e.g. an AggregateError (every address refused) has an empty message but a code.
+  return `failed: ${e.message || e.code || e.name || String(error)}`;
+}
+
 async function main(): Promise<number> {
   const [command, ...rest] = process.argv.slice(2);
   try {
@@ -77,16 +87,7 @@ async function main(): Promise<number> {
     process.stdout.write(`${await usersCreate(rest)}\n`);
     return 0;
   } catch (error) {
-    const message =
-      error instanceof UsageError || error instanceof ConfigError
-        ? error.message
-        : (error as { status?: number }).status === 409
-          ? 'a user with this e-mail already exists'
-          : (error as Error).message?.startsWith('Unknown option') ||
-              (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
-            ? `${(error as Error).message}\n${USAGE}`
-            : `failed: ${(error as Error).message ?? String(error)}`;
-    process.stderr.write(`${message}\n`);
+    process.stderr.write(`${describe(error).replace(/\s*\n\s*/g, ' ')}\n`);
     return 1;
   }
 }

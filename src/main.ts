@@ -6,6 +6,19 @@ import { loadConfig } from './config/configuration';
 import { resolveDatabase } from './database/database';
 
 async function bootstrap(): Promise<void> {
+  // Signals are handled from the first moment: a SIGTERM during start-up (initdb, migrations) would
+  // otherwise hit the default handler and leave the embedded database running with no owner.
+  let requested: string | undefined;
+  const ready: { shutdown?: (signal: string) => Promise<void> } = {};
+  const onSignal = (signal: string) => {
+    if (ready.shutdown) void ready.shutdown(signal);
+    else requested ??= signal;
+  };
+  // `on`, not `once`: a second signal (a supervisor repeating it) must not hit the default handler,
+  // which would kill the process mid-shutdown and orphan the embedded database.
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+
   let loaded;
   try {
     loaded = loadConfig(process.env);
@@ -23,6 +36,11 @@ async function bootstrap(): Promise<void> {
   const database = await resolveDatabase(config, (message) =>
     logger.info({ context: 'EmbeddedPostgres' }, message),
   );
+  if (requested) {
+    logger.info(`${requested} received during start-up: stopping`);
+    await database.stop();
+    process.exit(0);
+  }
   let app;
   try {
     app = await createApp(config, database.url, logger);
@@ -56,10 +74,9 @@ async function bootstrap(): Promise<void> {
       process.exit(1);
     }
   };
-  // `on`, not `once`: a second signal (a supervisor repeating it) must not hit the default handler,
-  // which would kill the process mid-shutdown and orphan the embedded database.
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  ready.shutdown = shutdown;
+  // A signal that came while the application was starting.
+  if (requested) await shutdown(requested);
 }
 
 void bootstrap().catch((error: unknown) => {

@@ -1,5 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { LoginRateLimit } from '../common/rate-limit/rate-limit.decorators';
+import { ApiErrors } from '../docs/schemas';
 import { AuthService } from './auth.service';
 import type { AuthenticatedUser } from './authenticated-user';
 import { CurrentUser } from './decorators/current-user.decorator';
@@ -7,10 +9,35 @@ import { Public } from './decorators/public.decorator';
 import { LoginDto } from './dto/login.dto';
 import { LoginResponse, MeResponse, toMeResponse } from './dto/auth.responses';
 
+@ApiTags('Authentication')
 @Controller('auth')
 export class AuthController {
   constructor(private readonly auth: AuthService) {}
 
+  @ApiOperation({
+    summary: 'Log in',
+    description:
+      'Exchanges e-mail and password for a JWT access token, valid for 14400000 ms (4 hours). ' +
+      'A wrong password, an unknown e-mail and a disabled account all answer the same 401. ' +
+      'Rate limited to 10 requests per minute per client IP.',
+  })
+  @ApiBody({
+    type: LoginDto,
+    examples: {
+      login: {
+        summary: 'A partner user',
+        value: { email: 'maria@acme.com', password: 'correct horse battery staple' },
+      },
+    },
+  })
+  @ApiOkResponse({ type: LoginResponse, description: 'Logged in' })
+  @ApiErrors(
+    [400, 'email or password missing or not a string (`errors` names them), malformed JSON'],
+    [401, 'Invalid credentials'],
+    413,
+    415,
+    [429, 'More than 10 logins a minute from this IP; see Retry-After (seconds)'],
+  )
   @Public()
   @LoginRateLimit()
   @Post('login')
@@ -19,6 +46,16 @@ export class AuthController {
     return this.auth.login(body.email, body.password);
   }
 
+  @ApiOperation({
+    summary: 'Current user',
+    description: 'Identity and role of the user the token belongs to.',
+  })
+  @ApiOkResponse({ type: MeResponse, description: 'The current user' })
+  @ApiErrors(
+    [401, 'Missing, invalid or expired token, or the user no longer exists'],
+    [403, 'The account is disabled'],
+    429,
+  )
   @Get('me')
   me(@CurrentUser() user: AuthenticatedUser): MeResponse {
     return toMeResponse(user);

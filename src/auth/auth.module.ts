@@ -1,16 +1,13 @@
 import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
-import { PassportModule } from '@nestjs/passport';
 import { UsersModule } from '../users/users.module';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { JwtKeyProvider } from './jwt-key.provider';
-import { JwtStrategy } from './jwt.strategy';
 import { UserCheckService } from './user-check.service';
 
 @Module({
   imports: [
-    PassportModule,
     JwtModule.registerAsync({
       extraProviders: [JwtKeyProvider],
       inject: [JwtKeyProvider],
@@ -23,7 +20,8 @@ import { UserCheckService } from './user-check.service';
     UsersModule,
   ],
   controllers: [AuthController],
-  providers: [AuthService, JwtKeyProvider, JwtStrategy, UserCheckService],
-  exports: [UserCheckService],
+  providers: [AuthService, JwtKeyProvider, UserCheckService],
+  // For the global JwtAuthGuard (APP_GUARD in AppModule): the key it verifies with, the user check.
+  exports: [UserCheckService, JwtKeyProvider],
 })
 export class AuthModule {}

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve, join } from 'node:path';
 import { ConfigError, validateEnvironment } from './environment';
 
@@ -51,7 +51,8 @@ const packageVersion = (): string => {
 
 /**
  * A secret given in the environment wins; in production it is required; elsewhere it is generated
- * once and kept in DATA_DIR so tokens and encrypted values survive a restart (contract section 1).
+ * once and kept in DATA_DIR (mode 0600) so tokens and encrypted values survive a restart
+ * (contract section 1).
  */
 function persistentSecret(
   name: string,
@@ -59,19 +60,55 @@ function persistentSecret(
   env: string,
   dataDir: string,
   generate: () => string,
+  usable: (value: string) => boolean,
   warnings: string[],
 ): string {
   if (given) return given;
   if (env === 'production') throw new ConfigError(name, 'is required when NODE_ENV=production');
   const file = join(dataDir, name.toLowerCase().replace(/_/g, '-'));
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dataDir, { recursive: true });
-  const value = generate();
-  writeFileSync(file, value + '\n', { mode: 0o600 });
-  chmodSync(file, 0o600);
-  warnings.push(`${name} is not set: generated one and stored it in ${file}; set ${name} in production`);
-  return value;
+  if (!existsSync(file)) storeNewSecret(name, file, dataDir, generate, warnings);
+  const stored = readFileSync(file, 'utf8').trim();
+  if (!usable(stored)) {
+    throw new ConfigError(
+      name,
+      `is not set and the value stored in ${file} is unusable (set ${name}, or delete the file)`,
+    );
+  }
+  return stored;
 }
+
+function storeNewSecret(
+  name: string,
+  file: string,
+  dataDir: string,
+  generate: () => string,
+  warnings: string[],
+): void {
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    // Written aside, then linked into place (which fails if the file exists): two processes
+    // starting together on a fresh DATA_DIR (the service and the CLI) share one secret.
+    const aside = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    writeFileSync(aside, generate() + '\n', { mode: 0o600 });
+    chmodSync(aside, 0o600);
+    try {
+      linkSync(aside, file);
+      warnings.push(`${name} is not set: generated one and stored it in ${file}; set ${name} in production`);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      rmSync(aside, { force: true });
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new ConfigError(
+      'DATA_DIR',
+      `cannot store a generated ${name} in ${dataDir} (${code}); set ${name} or fix DATA_DIR`,
+    );
+  }
+}
+
+const isSecretsKey = (value: string) => Buffer.from(value, 'base64').length === 32;
 
 export function loadConfig(environment: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const vars = validateEnvironment(environment);
@@ -90,6 +127,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Loaded
     env,
     dataDir,
     () => randomBytes(48).toString('base64url'),
+    (value) => value.length >= 32,
     warnings,
   );
   const secretsKey = persistentSecret(
@@ -98,6 +136,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Loaded
     env,
     dataDir,
     () => randomBytes(32).toString('base64'),
+    isSecretsKey,
     warnings,
   );
   const key = Buffer.from(secretsKey, 'base64');

@@ -29,20 +29,22 @@ const toInt = ({ value }: { value: unknown }) =>
 const toBool = ({ value }: { value: unknown }) =>
   value === 'true' ? true : value === 'false' ? false : value;
 const BOOL = { message: 'must be true or false' };
+const INT = { message: 'must be an integer' };
+const NOT_BLANK = { message: 'must not be blank' };
 
 /** Every variable of service contract section 1, as strings arrive from the environment. */
 export class EnvironmentVariables {
   @IsOptional() @IsIn(['development', 'production', 'test']) NODE_ENV?: string;
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(65535) PORT?: number;
-  @IsOptional() @IsString() @MinLength(1) HOST?: string;
-  @IsOptional() @IsString() @MinLength(1) DATA_DIR?: string;
+  @IsOptional() @Transform(toInt) @IsInt(INT) @Min(0) @Max(65535) PORT?: number;
+  @IsOptional() @IsString() @Matches(/\S/, NOT_BLANK) HOST?: string;
+  @IsOptional() @IsString() @Matches(/\S/, NOT_BLANK) DATA_DIR?: string;
   @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL?: string;
 
   @IsOptional()
   @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// URL' })
   DATABASE_URL?: string;
   @IsOptional() @Transform(toBool) @IsIn([true, false], BOOL) DB_MIGRATE_ON_START?: boolean;
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(200) DB_POOL_SIZE?: number;
+  @IsOptional() @Transform(toInt) @IsInt(INT) @Min(1) @Max(200) DB_POOL_SIZE?: number;
 
   @IsOptional()
   @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL' })
@@ -55,24 +57,26 @@ export class EnvironmentVariables {
   @IsOptional() @IsString() @MinLength(8) @MaxLength(255) BOOTSTRAP_ADMIN_PASSWORD?: string;
   @IsOptional() @IsString() @MinLength(1) @MaxLength(255) BOOTSTRAP_ADMIN_TENANT?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(600000) WEBHOOK_TIMEOUT_MS?: number;
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(4096) WEBHOOK_CONCURRENCY?: number;
+  @IsOptional() @Transform(toInt) @IsInt(INT) @Min(100) @Max(600000) WEBHOOK_TIMEOUT_MS?: number;
+  @IsOptional() @Transform(toInt) @IsInt(INT) @Min(1) @Max(4096) WEBHOOK_CONCURRENCY?: number;
   @IsOptional() @Transform(toBool) @IsIn([true, false], BOOL) WEBHOOK_ALLOW_PRIVATE_NETWORKS?: boolean;
   @IsOptional()
   @Matches(/^https?:\/\/\S+$/, { message: 'must be an http:// or https:// URL' })
   WEBHOOK_PROXY_URL?: string;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_LOGIN_PER_MINUTE?: number;
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_API_PER_MINUTE?: number;
+  @IsOptional() @Transform(toInt) @IsInt(INT) @Min(1) RATE_LIMIT_LOGIN_PER_MINUTE?: number;
+  @IsOptional() @Transform(toInt) @IsInt(INT) @Min(1) RATE_LIMIT_API_PER_MINUTE?: number;
   @IsOptional() @Transform(toBool) @IsIn([true, false], BOOL) TRUST_PROXY?: boolean;
 
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(60000) USER_CACHE_TTL_MS?: number;
-  @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(600000) SHUTDOWN_GRACE_MS?: number;
+  @IsOptional() @Transform(toInt) @IsInt(INT) @Min(0) @Max(60000) USER_CACHE_TTL_MS?: number;
+  @IsOptional() @Transform(toInt) @IsInt(INT) @Min(0) @Max(600000) SHUTDOWN_GRACE_MS?: number;
 }
 
 function firstProblem(errors: ValidationError[]): ConfigError {
   const error = errors[0];
-  const problem = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
+  const constraints = error.constraints ?? {};
+  // The type check first: PORT=abc is "must be an integer", not the range check that also failed.
+  const problem = constraints.isInt ?? Object.values(constraints)[0] ?? 'is invalid';
   // class-validator repeats the property name at the start of its messages.
   return new ConfigError(error.property, problem.replace(new RegExp(`^${error.property} `), ''));
 }

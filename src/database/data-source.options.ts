@@ -12,7 +12,9 @@ export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions
     migrationsTableName: 'migrations',
     synchronize: false, // schema changes only through migrations
     migrationsRun: false, // run by runMigrations() under an advisory lock
-    logging: ['error'],
+    // Off: TypeORM's logger prints failed queries with their parameters (password hashes, sealed
+    // header values) to the console, outside the JSON log; the exception filter logs errors instead.
+    logging: false,
     extra: { max: poolSize, connectionTimeoutMillis: 10_000 },
   };
 }

@@ -50,13 +50,20 @@ function isAlive(pid: number): boolean {
   }
 }
 
-function isPostgres(pid: number): boolean {
+/**
+ * Whether `pid` is the postmaster of this very cluster: a pid from a stale postmaster.pid may since
+ * belong to anything, another PostgreSQL included (the system's, another DATA_DIR's), which must
+ * never be joined, adopted or, on shutdown, stopped.
+ */
+function isPostmasterOf(pid: number, clusterDir: string): boolean {
+  let argv: string[];
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('postgres');
-  } catch {
+    argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch (error) {
     // No /proc (macOS): trust the liveness check.
-    return isAlive(pid);
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' && !existsSync('/proc/self') && isAlive(pid);
   }
+  return /(^|\/)postgres$/.test(argv[0] ?? '') && argv.includes(clusterDir);
 }
 
 async function freePort(): Promise<number> {
@@ -207,7 +214,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<R
   if (existsSync(pidFile)) {
     const [pidLine, , , portLine] = readFileSync(pidFile, 'utf8').split('\n');
     const pid = Number(pidLine);
-    if (pid > 0 && isAlive(pid) && isPostgres(pid)) {
+    if (pid > 0 && isAlive(pid) && isPostmasterOf(pid, clusterDir)) {
       const ownerPid = Number(existsSync(ownerFile) ? readFileSync(ownerFile, 'utf8') : 0);
       const ownerAlive = ownerPid > 0 && ownerPid !== process.pid && isAlive(ownerPid);
       const url = urlFor(Number(portLine), DATABASE_NAME);

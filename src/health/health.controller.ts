@@ -1,10 +1,18 @@
 import { Controller, Get } from '@nestjs/common';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { NoRateLimit } from '../common/rate-limit/rate-limit.decorators';
 import { Public } from '../auth/decorators/public.decorator';
+import { HealthIndicatorSchema, HealthSchema } from '../docs/health';
+import { ApiErrors } from '../docs/schemas';
 import { MigrationsHealthIndicator } from './migrations.health';
 
+/** Terminus' defaults (no-cache headers) without its OpenAPI responses: each handler documents its own. */
+const HEALTH_CHECK = { noCache: true, swaggerDocumentation: false };
+
 /** Public and never rate limited (contract section 1). */
+@ApiTags('Health')
+@ApiExtraModels(HealthIndicatorSchema)
 @Public()
 @NoRateLimit()
 @Controller('health')
@@ -15,14 +23,25 @@ export class HealthController {
     private readonly migrations: MigrationsHealthIndicator,
   ) {}
 
+  @ApiOperation({
+    summary: 'Liveness',
+    description: 'The process answers. Public, never rate limited.',
+  })
+  @ApiOkResponse({ type: HealthSchema, description: 'Alive' })
   @Get('live')
-  @HealthCheck()
+  @HealthCheck(HEALTH_CHECK)
   live() {
     return this.health.check([]);
   }
 
+  @ApiOperation({
+    summary: 'Readiness',
+    description: 'The database is reachable and every migration applied. Public, never rate limited.',
+  })
+  @ApiOkResponse({ type: HealthSchema, description: 'Ready' })
+  @ApiErrors([503, 'Not ready: the database is unreachable or a migration is not applied'])
   @Get('ready')
-  @HealthCheck()
+  @HealthCheck(HEALTH_CHECK)
   ready() {
     return this.health.check([
       () => this.db.pingCheck('database', { timeout: 2000 }),

@@ -4,9 +4,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { DestinationStream } from 'pino';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { createApp } from '../../src/app.factory';
+import { createApp, CreateAppOptions } from '../../src/app.factory';
 import { createRootLogger } from '../../src/common/logging/logger';
 import { UserRole } from '../../src/common/reference/enums';
 import { loadConfig } from '../../src/config/configuration';
@@ -36,11 +37,25 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+export interface TestAppOptions {
+  /** Use this database instead of a fresh copy of the template (it is then not dropped on close). */
+  databaseUrl?: string;
+  /** Where the app's JSON log lines go (stdout by default). */
+  logDestination?: DestinationStream;
+  /** Overrides providers before the app is built (createApp's `configure`), e.g. WEBHOOK_TLS_OPTIONS. */
+  configure?: CreateAppOptions['configure'];
+}
+
 export const uniq = (prefix = 'x') => `${prefix}-${randomBytes(5).toString('hex')}`;
 
 /** Boots the real AppModule on a fresh database copied from the migrated template. */
-export async function startTestApp(overrides: Record<string, string> = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
+export async function startTestApp(
+  overrides: Record<string, string> = {},
+  options: TestAppOptions = {},
+): Promise<TestApp> {
+  const database = options.databaseUrl
+    ? { url: options.databaseUrl, name: undefined }
+    : await createTestDatabase();
   const dataDir = await mkdtemp(join(tmpdir(), 'pis-test-data-'));
   const env: Record<string, string> = {
     NODE_ENV: 'test',
@@ -57,7 +72,12 @@ export async function startTestApp(overrides: Record<string, string> = {}): Prom
     ...overrides,
   };
   const { config } = loadConfig(env);
-  const app = await createApp(config, database.url, createRootLogger(config.app.logLevel));
+  const app = await createApp(
+    config,
+    database.url,
+    createRootLogger(config.app.logLevel, options.logDestination),
+    { configure: options.configure },
+  );
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address() as { port: number };
   const url = `http://127.0.0.1:${address.port}`;
@@ -92,7 +112,7 @@ export async function startTestApp(overrides: Record<string, string> = {}): Prom
     createUser,
     close: async () => {
       await app.close();
-      await dropTestDatabase(database.name);
+      if (database.name) await dropTestDatabase(database.name);
       await rm(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,26 +1,77 @@
-import { ExecutionContext, Injectable, UnauthorizedException } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AuthGuard } from '@nestjs/passport';
+import type { FastifyRequest } from 'fastify';
+import { ExtractJwt, Strategy as JwtStrategy } from 'passport-jwt';
+import type { AuthenticatedUser, TokenClaims } from '../authenticated-user';
 import { IS_PUBLIC } from '../decorators/public.decorator';
+import { JwtKeyProvider } from '../jwt-key.provider';
+import { UserCheckService } from '../user-check.service';
 
-/** Global (APP_GUARD): every route needs a valid bearer token unless marked @Public(). */
+const MAX_ID = 2_147_483_647;
+const invalid = () => new UnauthorizedException('Invalid or expired token');
+
+type Claims = TokenClaims & { exp?: unknown };
+
+/** The callbacks passport-jwt calls on a strategy object (passport-strategy's contract). */
+interface StrategyRun {
+  success(claims: Claims): void;
+  fail(): void;
+  error(error: unknown): void;
+  authenticate(request: unknown): void;
+}
+
+/**
+ * Global (APP_GUARD): every route needs a valid bearer token unless marked @Public().
+ *
+ * The token is extracted and verified by passport-jwt, through a strategy instance this guard owns
+ * rather than one registered in Passport's process-wide registry: with the registry, a second
+ * application in the same process (tests running two instances) replaced the first one's
+ * strategy, secret and database with its own.
+ */
 @Injectable()
-export class JwtAuthGuard extends AuthGuard('jwt') {
-  constructor(private readonly reflector: Reflector) {
-    super();
+export class JwtAuthGuard implements CanActivate {
+  private readonly strategy: JwtStrategy;
+
+  constructor(
+    private readonly reflector: Reflector,
+    key: JwtKeyProvider,
+    private readonly userCheck: UserCheckService,
+  ) {
+    this.strategy = new JwtStrategy(
+      {
+        jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+        // A KeyObject: given a string, the token library would parse it as a PEM key on every verify.
+        secretOrKey: key.key as unknown as Buffer,
+        // HS256 only: no `alg: none`, no algorithm confusion. Expiry is checked by the library.
+        algorithms: ['HS256'],
+      },
+      (claims: Claims, done: (error: unknown, user?: Claims) => void) => done(null, claims),
+    );
   }
 
-  override canActivate(context: ExecutionContext) {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [
       context.getHandler(),
       context.getClass(),
     ]);
-    return isPublic ? true : super.canActivate(context);
+    if (isPublic) return true;
+    const request = context.switchToHttp().getRequest<FastifyRequest & { user?: AuthenticatedUser }>();
+    const claims = await this.verify(request);
+    // Our tokens always expire (contract section 3) and name a user by its integer id.
+    const id = Number(claims?.sub);
+    if (!claims || typeof claims.exp !== 'number' || !Number.isInteger(id) || id < 1 || id > MAX_ID)
+      throw invalid();
+    request.user = await this.userCheck.check(id);
+    return true;
   }
 
-  override handleRequest<T>(error: unknown, user: T): T {
-    if (error) throw error;
-    if (!user) throw new UnauthorizedException('Invalid or expired token');
-    return user;
+  private verify(request: FastifyRequest): Promise<Claims | undefined> {
+    return new Promise((resolve) => {
+      const run = Object.create(this.strategy) as StrategyRun;
+      run.success = (claims) => resolve(claims);
+      run.fail = () => resolve(undefined);
+      run.error = () => resolve(undefined);
+      run.authenticate(request);
+    });
   }
 }

@@ -1,4 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { STATUS_CODES } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { QueryFailedError } from 'typeorm';
 import { errorBody, FieldError } from './error-body';
@@ -19,6 +20,9 @@ const PG_CLIENT_ERRORS: Record<string, Mapped> = {
   '22021': { status: 400, message: 'Invalid character in input' },
 };
 
+/** Nest's unknown-route message repeats the URL, query string (which may hold secrets) and all. */
+const ROUTE_NOT_FOUND = /^Cannot (\S+) ([^?]*)\?.*$/s;
+
 /**
  * Maps anything thrown to the contract's error body (section 4). Fastify's own errors (body too
  * large, malformed JSON, wrong media type) arrive here too, through the Fastify error handler.
@@ -35,7 +39,8 @@ export function mapException(exception: unknown): Mapped {
       const m = (response as { message: unknown }).message;
       message = Array.isArray(m) ? m.join('; ') : String(m);
     }
-    return { status, message: status >= 500 ? 'Internal server error' : message };
+    if (status === 404) message = message.replace(ROUTE_NOT_FOUND, 'Cannot $1 $2');
+    return { status, message: status >= 500 ? serverMessage(status) : message };
   }
   if (exception instanceof QueryFailedError) {
     const code = (exception.driverError as { code?: string } | undefined)?.code;
@@ -53,6 +58,11 @@ export function mapException(exception: unknown): Mapped {
   return { status: HttpStatus.INTERNAL_SERVER_ERROR, message: 'Internal server error' };
 }
 
+/** 5xx: the reason phrase only (a 503 from the readiness check is not an "internal error"). */
+function serverMessage(status: number): string {
+  return status === 500 ? 'Internal server error' : (STATUS_CODES[status] ?? 'Server error');
+}
+
 function fastifyMessage(error: { code?: string; message?: string; statusCode?: number }): string {
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -63,10 +73,13 @@ function fastifyMessage(error: { code?: string; message?: string; statusCode?: n
       return 'Request body is empty';
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return 'Content-Length does not match the body';
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return 'Malformed JSON in request body';
+    case 'FST_ERR_BAD_URL':
+      return 'Malformed URL';
     default:
-      if (error.statusCode === 400 && error instanceof SyntaxError) return 'Malformed JSON in request body';
-      if (error.statusCode === 400) return 'Malformed JSON in request body';
-      return error.message ?? 'Bad request';
+      // Any other client error Fastify raises: its reason phrase, never its own wording.
+      return STATUS_CODES[error.statusCode ?? 400] ?? 'Bad request';
   }
 }
 

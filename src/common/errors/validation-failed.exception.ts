@@ -26,7 +26,8 @@ function flatten(errors: ValidationError[], prefix = ''): FieldError[] {
       // value as required, else the first rule that failed. The value itself is never echoed.
       let message = messages[0];
       if (error.constraints?.whitelistValidation) message = `${field} is not a known field`;
-      else if (error.value === undefined || error.value === null) message = `${field} is required`;
+      else if (error.value === undefined) message = `${field} is required`;
+      else if (error.value === null) message = `${field} must not be null`;
       out.push({ field, message });
     }
     if (error.children?.length) out.push(...flatten(error.children, `${field}.`));

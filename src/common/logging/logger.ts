@@ -1,5 +1,5 @@
 import type { LoggerService, LogLevel } from '@nestjs/common';
-import { pino, Logger as Pino } from 'pino';
+import { pino, DestinationStream, Logger as Pino, LoggerOptions } from 'pino';
 import { requestContext } from '../request-id/request-id';
 
 /** Keys whose values never reach a log line (contract section 1: never a password, token or headerValue). */
@@ -14,10 +14,14 @@ const REDACT = [
   '*.authorization',
   'req.headers.authorization',
   'req.headers.cookie',
+  // A failed query's bound values (a QueryFailedError logged with a 500): hashes, sealed values.
+  'err.parameters',
+  '*.err.parameters',
 ];
 
-export function createRootLogger(level: string): Pino {
-  return pino({
+/** `destination`: where the JSON lines go (stdout by default; tests capture them). */
+export function createRootLogger(level: string, destination?: DestinationStream): Pino {
+  const options: LoggerOptions = {
     level,
     base: { service: 'partner-integration-service' },
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -27,7 +31,8 @@ export function createRootLogger(level: string): Pino {
       const ctx = requestContext.getStore();
       return ctx && !('requestId' in (logger as Pino).bindings()) ? { requestId: ctx.requestId } : {};
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** Nest's LoggerService over pino: one JSON object a line, with the request id when there is one. */

@@ -1,3 +1,4 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { SortedPageQueryDto } from '../../common/paging/page-query.dto';
 
@@ -9,6 +10,13 @@ export const USER_SORT_FIELDS = {
 } as const;
 
 export class ListUsersQueryDto extends SortedPageQueryDto {
+  @ApiPropertyOptional({
+    type: String,
+    minLength: 1,
+    maxLength: 255,
+    description: 'Only the users of this tenant',
+    example: 'acme',
+  })
   @IsOptional()
   @IsString({ message: 'tenant must be a single string' })
   @IsNotEmpty()

@@ -1,15 +1,73 @@
-import { IsBoolean, IsEnum, IsNotEmpty, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { IsBoolean, IsEnum, IsNotEmpty, IsString, MaxLength, MinLength } from 'class-validator';
 import { UserRole } from '../../common/reference/enums';
+import { OptionalNotNull } from '../../common/validation/optional-not-null';
 
-/** PATCH /admin/users/{id}: any of these (contract section 2). */
+/** PATCH /admin/users/{id}: any of these (contract section 2); each may be left out, none be null. */
+@ApiSchema({
+  name: 'UpdateUserRequest',
+  description: 'Any of these fields; each may be left out, none may be null',
+})
 export class UpdateUserDto {
-  @IsOptional() @IsBoolean() enabled?: boolean;
-  @IsOptional() @IsString() @MinLength(8) @MaxLength(255) password?: string;
-  @IsOptional()
+  @ApiPropertyOptional({
+    type: Boolean,
+    description: 'A disabled user cannot log in (401) and its tokens get 403',
+    example: false,
+  })
+  @OptionalNotNull()
+  @IsBoolean()
+  enabled?: boolean;
+  @ApiPropertyOptional({
+    type: String,
+    format: 'password',
+    minLength: 8,
+    maxLength: 255,
+    description: 'New password',
+  })
+  @OptionalNotNull()
+  @IsString()
+  @MinLength(8)
+  @MaxLength(255)
+  password?: string;
+  @ApiPropertyOptional({
+    enum: UserRole,
+    enumName: 'UserRole',
+    description: 'New role',
+    example: UserRole.ROLE_PARTNER,
+  })
+  @OptionalNotNull()
   @IsEnum(UserRole, { message: `role must be one of ${Object.values(UserRole).join(', ')}` })
   role?: UserRole;
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(255) partnerName?: string;
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(255) userName?: string;
-  @IsOptional() @IsBoolean() hub?: boolean;
-  @IsOptional() @IsBoolean() administrator?: boolean;
+  @ApiPropertyOptional({
+    type: String,
+    minLength: 1,
+    maxLength: 255,
+    description: 'Associated partner name',
+    example: 'Acme Ltda',
+  })
+  @OptionalNotNull()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(255)
+  partnerName?: string;
+  @ApiPropertyOptional({
+    type: String,
+    minLength: 1,
+    maxLength: 255,
+    description: 'User name',
+    example: 'Maria Silva',
+  })
+  @OptionalNotNull()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(255)
+  userName?: string;
+  @ApiPropertyOptional({ type: Boolean, description: 'The user is of hub type' })
+  @OptionalNotNull()
+  @IsBoolean()
+  hub?: boolean;
+  @ApiPropertyOptional({ type: Boolean, description: 'Administrators act on every tenant' })
+  @OptionalNotNull()
+  @IsBoolean()
+  administrator?: boolean;
 }

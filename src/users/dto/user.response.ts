@@ -1,22 +1,48 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { halLinks, HalLinks } from '../../common/hal/hal';
-import type { UserRole } from '../../common/reference/enums';
+import { UserRole } from '../../common/reference/enums';
+import { SelfLinksSchema } from '../../docs/schemas';
 import type { User } from '../user.entity';
 
 /** A user as the admin endpoints return it: never the password or its hash. */
-export interface UserResponse {
-  id: number;
+@ApiSchema({ name: 'User', description: 'A user account (never its password or hash)' })
+export class UserResponse {
+  @ApiProperty({ type: 'integer', minimum: 1, description: 'Identifier', example: 12 }) id: number;
+  @ApiProperty({ type: String, format: 'email', description: 'Login e-mail', example: 'maria@acme.com' })
   email: string;
+  @ApiProperty({
+    enum: UserRole,
+    enumName: 'UserRole',
+    description: 'Stored role (GET /auth/me renders ROLE_CLIENT as [[ROLE_USER]])',
+    example: UserRole.ROLE_PARTNER,
+  })
   role: UserRole;
+  @ApiProperty({ type: Boolean, description: 'Administrator (acts on every tenant)', example: false })
   isAdministrator: boolean;
-  hub: boolean;
-  tenant: string;
+  @ApiProperty({ type: Boolean, description: 'The user is of hub type', example: false }) hub: boolean;
+  @ApiProperty({ type: String, description: 'Tenant the user belongs to', example: 'acme' }) tenant: string;
+  @ApiProperty({ type: 'integer', description: 'Id of the partner or client', example: 42 })
   partnerId: number;
+  @ApiProperty({ type: String, description: 'Associated partner name', example: 'Acme Ltda' })
   partnerName: string;
-  userName: string;
+  @ApiProperty({ type: String, description: 'User name', example: 'Maria Silva' }) userName: string;
+  @ApiProperty({ type: Boolean, description: 'A disabled user cannot log in', example: true })
   enabled: boolean;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    description: 'When it was created (assigned)',
+    example: '2026-11-21T10:00:00.000Z',
+  })
   createdAt: string;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    description: 'When it was last changed (assigned)',
+    example: '2026-11-21T10:00:00.000Z',
+  })
   updatedAt: string;
-  _links: HalLinks;
+  @ApiProperty({ type: SelfLinksSchema, description: 'HAL links' }) _links: HalLinks;
 }
 
 export function toUserResponse(user: User): UserResponse {

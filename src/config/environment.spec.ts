@@ -1,0 +1,99 @@
+import { ConfigError, validateEnvironment } from './environment';
+
+/** The one line main.ts prints for a bad variable. */
+function problem(env: Record<string, string>): string {
+  try {
+    validateEnvironment(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error(`accepted ${JSON.stringify(env)}`);
+}
+
+describe('validateEnvironment (contract section 1: bad configuration)', () => {
+  it('accepts an empty environment: every variable has a default or is optional', () => {
+    expect({ ...validateEnvironment({}) }).toEqual({});
+  });
+
+  it('reads only its own variables and treats empty strings as unset', () => {
+    const vars = validateEnvironment({ PATH: '/bin', PORT: '', HOME: '/root', TRUST_PROXY: '' });
+    expect({ ...vars }).toEqual({});
+  });
+
+  it.each<[string, string, string]>([
+    ['PORT', 'abc', 'must be an integer'],
+    ['PORT', '1.5', 'must be an integer'],
+    ['PORT', '0x10', 'must be an integer'],
+    ['PORT', '8080abc', 'must be an integer'],
+    ['PORT', '-1', 'must not be less than 0'],
+    ['PORT', '65536', 'must not be greater than 65535'],
+    ['HOST', '   ', 'must not be blank'],
+    ['DATA_DIR', ' ', 'must not be blank'],
+    ['NODE_ENV', 'staging', 'must be one of the following values: development, production, test'],
+    ['LOG_LEVEL', 'loud', 'must be one of the following values'],
+    ['DATABASE_URL', 'mysql://x', 'must be a postgres:// or postgresql:// URL'],
+    ['DATABASE_URL', 'postgres://', 'must be a postgres:// or postgresql:// URL'],
+    ['DATABASE_URL', 'localhost:5432', 'must be a postgres:// or postgresql:// URL'],
+    ['DB_MIGRATE_ON_START', 'yes', 'must be true or false'],
+    ['DB_MIGRATE_ON_START', 'TRUE', 'must be true or false'],
+    ['DB_POOL_SIZE', '0', 'must not be less than 1'],
+    ['DB_POOL_SIZE', '201', 'must not be greater than 200'],
+    ['REDIS_URL', 'http://127.0.0.1:6379', 'must be a redis:// or rediss:// URL'],
+    ['JWT_SECRET', 'too-short', 'must be at least 32 characters'],
+    ['SECRETS_KEY', 'not base64!', 'must be 32 bytes, base64-encoded'],
+    ['BOOTSTRAP_ADMIN_EMAIL', 'admin', 'must be an e-mail address'],
+    ['BOOTSTRAP_ADMIN_PASSWORD', 'short', 'must be longer than or equal to 8 characters'],
+    ['BOOTSTRAP_ADMIN_TENANT', 't'.repeat(256), 'must be shorter than or equal to 255 characters'],
+    ['WEBHOOK_TIMEOUT_MS', '-1', 'must not be less than 100'],
+    ['WEBHOOK_TIMEOUT_MS', 'soon', 'must be an integer'],
+    ['WEBHOOK_TIMEOUT_MS', '600001', 'must not be greater than 600000'],
+    ['WEBHOOK_CONCURRENCY', '0', 'must not be less than 1'],
+    ['WEBHOOK_CONCURRENCY', '4097', 'must not be greater than 4096'],
+    ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', '1', 'must be true or false'],
+    ['WEBHOOK_PROXY_URL', 'socks5://proxy:1080', 'must be an http:// or https:// URL'],
+    ['RATE_LIMIT_LOGIN_PER_MINUTE', '0', 'must not be less than 1'],
+    ['RATE_LIMIT_LOGIN_PER_MINUTE', 'ten', 'must be an integer'],
+    ['RATE_LIMIT_API_PER_MINUTE', '-5', 'must not be less than 1'],
+    ['TRUST_PROXY', 'yes', 'must be true or false'],
+    ['TRUST_PROXY', 'True', 'must be true or false'],
+    ['USER_CACHE_TTL_MS', '60001', 'must not be greater than 60000'],
+    ['SHUTDOWN_GRACE_MS', 'x', 'must be an integer'],
+    ['SHUTDOWN_GRACE_MS', '600001', 'must not be greater than 600000'],
+  ])('%s=%j: "%s"', (name, value, expected) => {
+    const message = problem({ [name]: value });
+    expect(message).toContain(`Invalid environment variable ${name}: ${expected}`);
+    // One line, naming the variable once, never echoing a secret's value.
+    expect(message).not.toContain('\n');
+    if (name.includes('SECRET') || name.includes('PASSWORD') || name === 'SECRETS_KEY') {
+      expect(message).not.toContain(value);
+    }
+  });
+
+  it('names the first bad variable when several are bad', () => {
+    const message = problem({ PORT: 'abc', TRUST_PROXY: 'yes' });
+    expect(message).toMatch(/^Invalid environment variable (PORT|TRUST_PROXY): /);
+  });
+
+  it.each<[string, string, unknown]>([
+    ['PORT', '8080', 8080],
+    ['PORT', ' 8080 ', 8080],
+    ['PORT', '0', 0],
+    ['PORT', '65535', 65535],
+    ['TRUST_PROXY', 'true', true],
+    ['TRUST_PROXY', 'false', false],
+    ['DB_MIGRATE_ON_START', 'false', false],
+    ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'true', true],
+    ['WEBHOOK_TIMEOUT_MS', '100', 100],
+    ['USER_CACHE_TTL_MS', '0', 0],
+    ['DATABASE_URL', 'postgresql://u:p@db:5432/app', 'postgresql://u:p@db:5432/app'],
+    ['REDIS_URL', 'rediss://cache:6380', 'rediss://cache:6380'],
+    ['WEBHOOK_PROXY_URL', 'http://proxy:3128', 'http://proxy:3128'],
+    ['LOG_LEVEL', 'debug', 'debug'],
+    ['NODE_ENV', 'production', 'production'],
+  ])('accepts %s=%j as %j', (name, value, parsed) => {
+    expect((validateEnvironment({ [name]: value }) as unknown as Record<string, unknown>)[name]).toEqual(
+      parsed,
+    );
+  });
+});

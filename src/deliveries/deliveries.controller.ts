@@ -1,0 +1,87 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { AuthenticatedUser } from '../auth/authenticated-user';
+import { CurrentUser } from '../auth/decorators/current-user.decorator';
+import { Roles } from '../auth/decorators/roles.decorator';
+import { PageQueryDto } from '../common/paging/page-query.dto';
+import { Page, toPage } from '../common/paging/page';
+import { UserRole } from '../common/reference/enums';
+import { IdParamPipe } from '../common/validation/id-param.pipe';
+import { ApiErrors, ApiIdParam, ApiPageOf, ApiPageQuery } from '../docs/schemas';
+import { DeliveriesService } from './deliveries.service';
+import { DeliveryIdPipe } from './delivery-id.pipe';
+import { DeliveryResponse, toDeliveryResponse } from './dto/delivery.response';
+
+// Documentation only (OpenAPI).
+const FORBIDDEN: [number, string] = [
+  403,
+  'Not ROLE_PARTNER nor an administrator, or the account is disabled',
+];
+const ApiSubscriptionId = () => ApiIdParam('id', 'Subscription id', 1);
+
+/**
+ * GET /webhooks/subscriptions/{id}/deliveries: one record per attempt, newest first. ROLE_PARTNER on
+ * its own tenant, administrators on every tenant; anyone else 403 (contract section 3).
+ */
+@ApiTags('Webhook deliveries')
+@Roles(UserRole.ROLE_PARTNER)
+@Controller('webhooks/subscriptions/:id/deliveries')
+export class DeliveriesController {
+  constructor(private readonly deliveries: DeliveriesService) {}
+
+  @ApiOperation({
+    summary: 'Delivery history of a subscription',
+    description:
+      'One record per delivery attempt, newest first. A FAILED delivery is not resent; its ' +
+      '`httpStatusCode` and `errorMessage` say why (a receiver refusing a request shows up here).',
+  })
+  @ApiSubscriptionId()
+  @ApiPageQuery()
+  @ApiPageOf(DeliveryResponse, 'A page of delivery records')
+  @ApiErrors(
+    [400, 'Invalid id, page or size'],
+    401,
+    FORBIDDEN,
+    [404, 'No such subscription, or it belongs to another tenant'],
+    429,
+  )
+  @Get()
+  async list(
+    @CurrentUser() user: AuthenticatedUser,
+    @Param('id', IdParamPipe) id: number,
+    @Query() query: PageQueryDto,
+  ): Promise<Page<DeliveryResponse>> {
+    const subscription = await this.deliveries.visibleSubscription(user, id);
+    const [records, total] = await this.deliveries.list(id, query.page, query.size);
+    return toPage(
+      records.map((r) => toDeliveryResponse(r, subscription.name)),
+      total,
+      query.page,
+      query.size,
+      `/webhooks/subscriptions/${id}/deliveries`,
+      {},
+    );
+  }
+
+  /** One record: the target of each record's `self` link. */
+  @ApiOperation({ summary: 'One delivery record', description: "The target of each record's `self` link." })
+  @ApiSubscriptionId()
+  @ApiIdParam('deliveryId', 'Delivery record id', 10, true)
+  @ApiOkResponse({ type: DeliveryResponse, description: 'The delivery record' })
+  @ApiErrors(
+    [400, 'Invalid id or deliveryId'],
+    401,
+    FORBIDDEN,
+    [404, "No such subscription (or another tenant's), or no such record of it"],
+    429,
+  )
+  @Get(':deliveryId')
+  async get(
+    @CurrentUser() user: AuthenticatedUser,
+    @Param('id', IdParamPipe) id: number,
+    @Param('deliveryId', DeliveryIdPipe) deliveryId: string,
+  ): Promise<DeliveryResponse> {
+    const subscription = await this.deliveries.visibleSubscription(user, id);
+    return toDeliveryResponse(await this.deliveries.get(id, deliveryId), subscription.name);
+  }
+}

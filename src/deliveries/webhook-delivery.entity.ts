@@ -1,0 +1,47 @@
+import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import type { DeliveryStatus, WebhookEvent } from '../common/reference/enums';
+import { WebhookEventRecord } from '../dispatcher/webhook-event-record.entity';
+import { Subscription } from '../subscriptions/subscription.entity';
+
+/**
+ * One delivery attempt (table `webhook_deliveries`): written by the dispatcher in the transaction
+ * that deletes the job, read by GET /webhooks/subscriptions/{id}/deliveries.
+ */
+@Entity({ name: 'webhook_deliveries' })
+export class WebhookDelivery {
+  @PrimaryGeneratedColumn({ type: 'bigint', primaryKeyConstraintName: 'PK_webhook_deliveries' })
+  id: string;
+
+  @Column({ name: 'event_id', type: 'bigint' })
+  eventId: string;
+
+  @ManyToOne(() => WebhookEventRecord, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'event_id', foreignKeyConstraintName: 'FK_webhook_deliveries_event' })
+  event?: WebhookEventRecord;
+
+  @Column({ name: 'subscription_id', type: 'integer' })
+  subscriptionId: number;
+
+  @ManyToOne(() => Subscription, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'subscription_id', foreignKeyConstraintName: 'FK_webhook_deliveries_subscription' })
+  subscription?: Subscription;
+
+  @Column({ name: 'event_type', type: 'varchar', length: 64 })
+  eventType: WebhookEvent;
+
+  @Column({ type: 'varchar', length: 16 })
+  status: DeliveryStatus;
+
+  /** null when no response arrived (time-out, refused, DNS, TLS, blocked). */
+  @Column({ name: 'http_status_code', type: 'integer', nullable: true })
+  httpStatusCode: number | null;
+
+  @Column({ name: 'error_message', type: 'varchar', length: 1000, nullable: true })
+  errorMessage: string | null;
+
+  @Column({ name: 'sent_at', type: 'timestamptz' })
+  sentAt: Date;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+}

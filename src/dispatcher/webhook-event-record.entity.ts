@@ -1,0 +1,29 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import type { WebhookEvent } from '../common/reference/enums';
+
+/**
+ * A published licence event (table `webhook_events`, migration CreateDispatcher). `payload` is the
+ * exact body every receiver gets; ids are bigint, read as strings by the driver and returned to
+ * clients as JSON numbers. Written and read with SQL by the dispatcher; the entity documents it.
+ */
+@Entity({ name: 'webhook_events' })
+export class WebhookEventRecord {
+  @PrimaryGeneratedColumn({ type: 'bigint', primaryKeyConstraintName: 'PK_webhook_events' })
+  id: string;
+
+  @Column({ name: 'event_type', type: 'varchar', length: 64 })
+  eventType: WebhookEvent;
+
+  @Column({ type: 'varchar', length: 255 })
+  tenant: string;
+
+  /** The event's timestamp: the `timestamp` of every copy sent. */
+  @Column({ name: 'occurred_at', type: 'timestamptz' })
+  occurredAt: Date;
+
+  @Column({ type: 'json' })
+  payload: unknown;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+}

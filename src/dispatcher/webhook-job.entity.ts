@@ -1,0 +1,41 @@
+import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { Subscription } from '../subscriptions/subscription.entity';
+import { WebhookEventRecord } from './webhook-event-record.entity';
+
+/**
+ * One pending delivery of one event to one subscription (table `webhook_jobs`, the outbox).
+ * Deleted in the transaction that writes its delivery record; `leaseUntil` / `leasedBy` mark a
+ * worker's claim (migration CreateDispatcher explains the indexes and the NOTIFY trigger).
+ */
+@Entity({ name: 'webhook_jobs' })
+export class WebhookJob {
+  @PrimaryGeneratedColumn({ type: 'bigint', primaryKeyConstraintName: 'PK_webhook_jobs' })
+  id: string;
+
+  @Column({ name: 'event_id', type: 'bigint' })
+  eventId: string;
+
+  @ManyToOne(() => WebhookEventRecord, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'event_id', foreignKeyConstraintName: 'FK_webhook_jobs_event' })
+  event?: WebhookEventRecord;
+
+  @Column({ name: 'subscription_id', type: 'integer' })
+  subscriptionId: number;
+
+  @ManyToOne(() => Subscription, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'subscription_id', foreignKeyConstraintName: 'FK_webhook_jobs_subscription' })
+  subscription?: Subscription;
+
+  @Column({ name: 'lease_until', type: 'timestamptz', nullable: true })
+  leaseUntil: Date | null;
+
+  @Column({ name: 'leased_by', type: 'varchar', length: 64, nullable: true })
+  leasedBy: string | null;
+
+  /** How many times a worker claimed it: above 1 only after a crash or a shutdown cut it off. */
+  @Column({ type: 'integer', default: 0 })
+  attempts: number;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+}

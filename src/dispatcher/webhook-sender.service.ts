@@ -1,0 +1,296 @@
+import { lookup } from 'node:dns/promises';
+import { STATUS_CODES } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import type { Readable } from 'node:stream';
+import { checkServerIdentity, PeerCertificate } from 'node:tls';
+import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import axios, { AxiosError } from 'axios';
+import { HttpsProxyAgent } from 'https-proxy-agent';
+import { RequestFilteringHttpsAgent } from 'request-filtering-agent';
+import { SecretBox } from '../common/crypto/secret-box';
+import { DeliveryStatus } from '../common/reference/enums';
+import type { AppConfig } from '../config/configuration';
+import { isNonPublicAddress } from './non-public-address';
+import { WEBHOOK_TLS_OPTIONS, WebhookTlsOptions } from './webhook-tls';
+
+/** The receiver's body is read up to this much, then dropped: it is never stored or parsed. */
+export const MAX_RESPONSE_BYTES = 64 * 1024;
+const MAX_ERROR_MESSAGE = 1000;
+
+/** What one delivery needs: the stored body and the subscription's current address and header. */
+export interface DeliveryRequest {
+  url: string;
+  /** The exact JSON text of the event (identical for every subscription and copy). */
+  payload: string;
+  headerName: string | null;
+  headerValueEncrypted: string | null;
+}
+
+export interface DeliveryOutcome {
+  status: DeliveryStatus;
+  httpStatusCode: number | null;
+  errorMessage: string | null;
+  sentAt: Date;
+}
+
+/** Cut off by shutdown before any answer: no record, the job is released for another attempt. */
+export interface DeliveryInterrupted {
+  interrupted: true;
+}
+
+class BlockedAddressError extends Error {}
+
+/**
+ * https-proxy-agent v7 applies its options (our `ca`) to the connection to the proxy only, not to
+ * the TLS session with the receiver inside the tunnel: pass them there too.
+ */
+class TunnelTrustingProxyAgent extends HttpsProxyAgent<string> {
+  constructor(
+    proxy: string,
+    private readonly targetTls: WebhookTlsOptions,
+    options: ConstructorParameters<typeof HttpsProxyAgent<string>>[1],
+  ) {
+    super(proxy, options);
+  }
+
+  override connect(...[req, opts]: Parameters<HttpsProxyAgent<string>['connect']>) {
+    // It also drops `host` from the tunnelled TLS options, so an IP-literal receiver would be
+    // checked as "localhost": check the certificate against the receiver's real host.
+    const host = opts.host ?? '';
+    const tunnelled = {
+      ...opts,
+      ...this.targetTls,
+      checkServerIdentity: (_name: string, cert: PeerCertificate) => checkServerIdentity(host, cert),
+    };
+    return super.connect(req, tunnelled as typeof opts);
+  }
+}
+
+const RESERVED_HEADERS = new Set([
+  'content-type',
+  'user-agent',
+  'host',
+  'content-length',
+  'connection',
+  'transfer-encoding',
+]);
+
+const TLS_UNTRUSTED = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+  'CERT_SIGNATURE_FAILURE',
+]);
+
+/** Reads and drops at most `cap` bytes of the response; never rejects. */
+function discardBody(stream: Readable, cap: number): Promise<void> {
+  return new Promise((resolve) => {
+    let read = 0;
+    const done = () => {
+      stream.removeAllListeners('data');
+      resolve();
+    };
+    stream.on('data', (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > cap) {
+        stream.destroy(); // the connection is not reused; the receiver talked too much
+        done();
+      }
+    });
+    stream.once('end', done);
+    stream.once('error', done);
+    stream.once('close', done);
+  });
+}
+
+/**
+ * Makes one HTTPS POST per delivery (contract section 6): keep-alive agents, a total time-out
+ * covering DNS, connect, TLS and the response headers, no redirects, the SSRF guard on the address
+ * actually connected to, and a readable outcome for every failure. Never throws.
+ */
+@Injectable()
+export class WebhookSender {
+  private readonly agent: HttpsAgent | HttpsProxyAgent<string>;
+  private readonly timeoutMs: number;
+  private readonly allowPrivateNetworks: boolean;
+  private readonly viaProxy: boolean;
+  private readonly userAgent: string;
+
+  constructor(
+    config: ConfigService<AppConfig, true>,
+    private readonly secrets: SecretBox,
+    @Inject(WEBHOOK_TLS_OPTIONS) tls: WebhookTlsOptions,
+  ) {
+    const webhook = config.getOrThrow('webhook', { infer: true });
+    this.timeoutMs = webhook.timeoutMs;
+    this.allowPrivateNetworks = webhook.allowPrivateNetworks;
+    this.viaProxy = webhook.proxyUrl !== undefined;
+    this.userAgent = `partner-integration-service/${config.getOrThrow('app', { infer: true }).version}`;
+    const common = { keepAlive: true, scheduling: 'lifo' as const, ...(tls.ca ? { ca: tls.ca } : {}) };
+    if (webhook.proxyUrl) {
+      // The proxy connects to the receiver: the SSRF check is done on the resolved name before sending.
+      this.agent = new TunnelTrustingProxyAgent(webhook.proxyUrl, tls.ca ? { ca: tls.ca } : {}, common);
+    } else if (webhook.allowPrivateNetworks) {
+      this.agent = new HttpsAgent(common);
+    } else {
+      // Checks the address each connection actually uses (after DNS), so a name that resolves to a
+      // private address, or re-resolves to one later (DNS rebinding), is refused.
+      this.agent = new RequestFilteringHttpsAgent({ ...common, allowPrivateIPAddress: false });
+    }
+  }
+
+  /** Closes idle keep-alive connections; called by the worker once its deliveries are drained. */
+  close(): void {
+    this.agent.destroy();
+  }
+
+  /**
+   * One attempt. `interrupt` (shutdown) aborts a request that has no answer yet: the result is then
+   * `interrupted` and nothing is recorded for it.
+   */
+  async send(
+    request: DeliveryRequest,
+    interrupt: AbortSignal,
+  ): Promise<DeliveryOutcome | DeliveryInterrupted> {
+    const sentAt = new Date();
+    const failed = (errorMessage: string): DeliveryOutcome => ({
+      status: DeliveryStatus.FAILED,
+      httpStatusCode: null,
+      errorMessage: errorMessage.slice(0, MAX_ERROR_MESSAGE),
+      sentAt,
+    });
+
+    let url: URL;
+    try {
+      url = new URL(request.url);
+    } catch {
+      return failed('invalid receiver URL');
+    }
+    if (url.protocol !== 'https:') return failed('blocked: the receiver URL must use HTTPS');
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      'User-Agent': this.userAgent,
+    };
+    // The custom header when both name and value are set; never one of the headers set here or by
+    // HTTP itself (the API refuses those names already).
+    if (
+      request.headerName &&
+      request.headerValueEncrypted &&
+      !RESERVED_HEADERS.has(request.headerName.toLowerCase())
+    ) {
+      try {
+        headers[request.headerName] = this.secrets.decrypt(request.headerValueEncrypted);
+      } catch {
+        return failed('the custom header value could not be decrypted');
+      }
+    }
+
+    // Total time-out: DNS, connect, TLS and response headers (axios' own `timeout` is per socket idle).
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.timeoutMs);
+    const onInterrupt = () => controller.abort();
+    interrupt.addEventListener('abort', onInterrupt, { once: true });
+    try {
+      if (this.viaProxy && !this.allowPrivateNetworks) {
+        await this.checkResolvedAddresses(url.hostname, controller.signal);
+      }
+      const response = await axios.request<Readable>({
+        method: 'POST',
+        url: url.href,
+        data: request.payload,
+        headers,
+        httpsAgent: this.agent,
+        proxy: false, // never from HTTP(S)_PROXY: only WEBHOOK_PROXY_URL, through the agent
+        maxRedirects: 0, // a 3xx is a FAILED delivery (contract section 6)
+        responseType: 'stream',
+        decompress: false,
+        validateStatus: () => true,
+        transformRequest: [(data: string) => data], // the stored JSON text, byte for byte
+        signal: controller.signal,
+      });
+      // The answer is the status line: the body is read (up to the cap) only to keep the
+      // connection reusable, within what is left of the time budget.
+      await discardBody(response.data, MAX_RESPONSE_BYTES);
+      const code = response.status;
+      if (code >= 200 && code < 300) {
+        return { status: DeliveryStatus.SUCCESS, httpStatusCode: code, errorMessage: null, sentAt };
+      }
+      const reason = STATUS_CODES[code] ?? response.statusText ?? '';
+      return {
+        status: DeliveryStatus.FAILED,
+        httpStatusCode: code,
+        errorMessage: `HTTP ${code}${reason ? ` ${reason}` : ''}`,
+        sentAt,
+      };
+    } catch (error) {
+      if (timedOut) return failed(`timed out after ${this.timeoutMs} ms`);
+      if (interrupt.aborted) return { interrupted: true };
+      return failed(this.describe(error, url.hostname));
+    } finally {
+      clearTimeout(timer);
+      interrupt.removeEventListener('abort', onInterrupt);
+    }
+  }
+
+  private async checkResolvedAddresses(host: string, signal: AbortSignal): Promise<void> {
+    const aborted = new Promise<never>((_resolve, reject) => {
+      signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+    });
+    aborted.catch(() => undefined);
+    const addresses = await Promise.race([lookup(host.replace(/^\[|\]$/g, ''), { all: true }), aborted]);
+    const bad = addresses.find((a) => isNonPublicAddress(a.address));
+    if (bad) throw new BlockedAddressError(`blocked: ${host} resolves to ${bad.address}, a private address`);
+  }
+
+  /** A readable errorMessage for a request that got no answer; never includes headers. */
+  private describe(error: unknown, host: string): string {
+    if (error instanceof BlockedAddressError) return error.message;
+    const err = error as AxiosError & { cause?: { code?: string; message?: string } };
+    const code = err.code ?? err.cause?.code;
+    const message = String(err.message ?? err.cause?.message ?? error);
+    // request-filtering-agent: "DNS lookup 127.0.0.1(family:4, host:localhost) is not allowed. ..."
+    const refused = /DNS lookup (\S+?)\(.*is not allowed/.exec(message);
+    if (refused) {
+      const address = refused[1];
+      return address === host.replace(/^\[|\]$/g, '')
+        ? `blocked: ${address} is a private address`
+        : `blocked: ${host} resolves to ${address}, a private address`;
+    }
+    if (code && TLS_UNTRUSTED.has(code)) return `TLS error: certificate not trusted (${code})`;
+    switch (code) {
+      case 'ECONNREFUSED':
+        return 'connection refused';
+      case 'ENOTFOUND':
+        return `DNS lookup failed: ${host} not found`;
+      case 'EAI_AGAIN':
+        return `DNS lookup failed: ${host} (temporary failure)`;
+      case 'ECONNRESET':
+      case 'EPIPE':
+        return 'connection reset by the receiver';
+      case 'ETIMEDOUT':
+        return 'connection timed out';
+      case 'EHOSTUNREACH':
+        return 'host unreachable';
+      case 'ENETUNREACH':
+        return 'network unreachable';
+      case 'CERT_HAS_EXPIRED':
+        return 'TLS error: certificate has expired';
+      case 'CERT_NOT_YET_VALID':
+        return 'TLS error: certificate is not yet valid';
+      case 'ERR_TLS_CERT_ALTNAME_INVALID':
+        return `TLS error: certificate does not match ${host}`;
+      default:
+        if (code && (/^ERR_SSL_|^ERR_TLS_/.test(code) || code === 'EPROTO')) return `TLS error: ${message}`;
+        if (/socket hang up/i.test(message)) return 'connection closed by the receiver without an answer';
+        return `request failed: ${code ?? message}`;
+    }
+  }
+}

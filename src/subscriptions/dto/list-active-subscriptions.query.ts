@@ -1,0 +1,39 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsNotEmpty, IsOptional, IsString } from 'class-validator';
+import { PageQueryDto } from '../../common/paging/page-query.dto';
+import { MAX_STRING_LENGTH } from '../../common/reference/enums';
+import { MaxChars, NoControlCharacters } from './text-rules';
+
+// Only the two words are booleans; "1", "TRUE", "" or a repeated parameter stay as they are and fail.
+const toBoolean = ({ value }: { value: unknown }) =>
+  value === 'true' ? true : value === 'false' ? false : value;
+
+/** GET /webhooks/subscriptions/active?active&page&size (+ tenant for administrators). */
+export class ListActiveSubscriptionsQueryDto extends PageQueryDto {
+  /** Omitted means true (contract section 4). */
+  @ApiPropertyOptional({
+    type: Boolean,
+    default: true,
+    description: 'true: the active subscriptions, false: the inactive ones (the words only)',
+    example: true,
+  })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: 'active must be true or false' })
+  active?: boolean;
+
+  @ApiPropertyOptional({
+    type: String,
+    minLength: 1,
+    maxLength: MAX_STRING_LENGTH,
+    description: 'Administrators only: narrows the list to one tenant (a 400 for anyone else)',
+    example: 'acme',
+  })
+  @IsOptional()
+  @IsString({ message: 'tenant must be a single string' })
+  @IsNotEmpty({ message: 'tenant must not be empty' })
+  @MaxChars(MAX_STRING_LENGTH)
+  @NoControlCharacters()
+  tenant?: string;
+}

@@ -1,0 +1,68 @@
+import { WebhookEvent } from '../src/common/reference/enums';
+import { LicenceCreatedSuccessEvent } from '../src/dispatcher/events/licence-created-success.event';
+import { LicenceEventPublisher } from '../src/dispatcher/licence-event.publisher';
+import { WebhookWorker } from '../src/dispatcher/webhook-worker.service';
+import {
+  createSubscription,
+  licence,
+  sleep,
+  startDispatcherApp,
+  waitForDeliveries,
+} from './support/dispatcher';
+import { Receiver } from './support/receiver';
+import { testCa } from './support/test-ca';
+import type { TestApp } from './support/test-app';
+import { uniq } from './support/test-app';
+
+// The e2e project's testTimeout is not applied per project (jest 30): set it here.
+jest.setTimeout(60_000);
+
+const TIMEOUT_MS = 700;
+
+describe('Dispatcher: per-receiver in-flight caps', () => {
+  let t: TestApp;
+  const receivers: Receiver[] = [];
+
+  beforeAll(async () => {
+    // 8 slots: up to 2 in flight per receiver.
+    t = await startDispatcherApp({ WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS), WEBHOOK_CONCURRENCY: '8' });
+  });
+  afterAll(async () => {
+    for (const r of receivers) await r.close();
+    await t?.close();
+  });
+
+  const publish = (tenant: string) =>
+    t.app
+      .get(LicenceEventPublisher)
+      .emit(
+        WebhookEvent.LICENCE_CREATED_SUCCESS,
+        new LicenceCreatedSuccessEvent({ tenant, licence: licence() }),
+      );
+
+  it('sends a healthy receiver up to a quarter of the slots, and an unresponsive one a single request', async () => {
+    expect(t.app.get(WebhookWorker).perReceiverLimit).toBe(2);
+    const healthy = await Receiver.start(testCa().server, { status: 200, delayMs: 150 });
+    const dead = await Receiver.start(testCa().server, { hang: true });
+    receivers.push(healthy, dead);
+    const tenant = uniq('tenant');
+    const healthySub = await createSubscription(t, { tenant, url: healthy.url() });
+    const deadSub = await createSubscription(t, { tenant, url: dead.url() });
+
+    for (let i = 0; i < 6; i++) await publish(tenant);
+    await waitForDeliveries(t.dataSource, healthySub.id, 6);
+    expect(healthy.maxOpen).toBe(2);
+
+    // The first two attempts at the dead receiver ran side by side; after they timed out, one at a time.
+    await waitForDeliveries(t.dataSource, deadSub.id, 2, 3 * TIMEOUT_MS);
+    expect(dead.receipts.length).toBeGreaterThanOrEqual(2);
+    const firstWave = dead.receipts.slice(0, 2).map((r) => r.receivedAt);
+    expect(Math.abs(firstWave[1] - firstWave[0])).toBeLessThan(TIMEOUT_MS / 2);
+    await sleep(50);
+    dead.maxOpen = dead.open;
+    await waitForDeliveries(t.dataSource, deadSub.id, 6, 8 * TIMEOUT_MS);
+    expect(dead.maxOpen).toBe(1);
+    const records = await waitForDeliveries(t.dataSource, deadSub.id, 6);
+    expect(records.every((r) => r.errorMessage === `timed out after ${TIMEOUT_MS} ms`)).toBe(true);
+  }, 30_000);
+});

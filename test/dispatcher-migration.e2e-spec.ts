@@ -1,0 +1,80 @@
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { migrations } from '../migrations/index';
+import { dataSourceOptions } from '../src/database/data-source.options';
+import { runMigrations } from '../src/database/migrate';
+import { adminQuery, ADMIN_URL_ENV, RUN_PREFIX_ENV, withDatabase } from './support/database';
+
+// The e2e project's testTimeout is not applied per project (jest 30): set it here.
+jest.setTimeout(60_000);
+
+const DISPATCHER_TABLES = ['webhook_deliveries', 'webhook_events', 'webhook_jobs'];
+
+describe('migration CreateDispatcher', () => {
+  let name: string;
+  let ds: DataSource;
+
+  beforeAll(async () => {
+    name = `${process.env[RUN_PREFIX_ENV]}_migd_${randomBytes(4).toString('hex')}`;
+    await adminQuery(`CREATE DATABASE "${name}"`);
+    ds = new DataSource(dataSourceOptions(withDatabase(process.env[ADMIN_URL_ENV]!, name), 2));
+    await ds.initialize();
+  });
+  afterAll(async () => {
+    await ds?.destroy();
+    await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  });
+
+  const objects = async () => ({
+    tables: (
+      await ds.query(
+        `SELECT table_name FROM information_schema.tables
+         WHERE table_schema = 'public' AND table_name LIKE 'webhook%' ORDER BY 1`,
+      )
+    ).map((r: { table_name: string }) => r.table_name),
+    functions: (await ds.query(`SELECT proname FROM pg_proc WHERE proname = 'webhook_jobs_notify'`)).length,
+  });
+
+  it('creates the tables with named indexes, keys and the NOTIFY trigger, reverts cleanly and applies again', async () => {
+    const applied = await runMigrations(ds);
+    expect(applied.at(-1)).toBe('CreateDispatcher1763700200000');
+    expect(migrations.at(-1)?.name).toBe('CreateDispatcher1763700200000');
+    await expect(objects()).resolves.toEqual({ tables: DISPATCHER_TABLES, functions: 1 });
+
+    const indexes = await ds.query(
+      `SELECT indexname FROM pg_indexes WHERE tablename LIKE 'webhook%' ORDER BY 1`,
+    );
+    expect(indexes.map((r: { indexname: string }) => r.indexname)).toEqual([
+      'IDX_webhook_deliveries_subscription_sent_at',
+      'IDX_webhook_jobs_subscription_id',
+      'PK_webhook_deliveries',
+      'PK_webhook_events',
+      'PK_webhook_jobs',
+    ]);
+    const keys = await ds.query(
+      `SELECT conname, confdeltype FROM pg_constraint WHERE contype = 'f' AND conrelid::regclass::text LIKE 'webhook%' ORDER BY 1`,
+    );
+    // 'c': ON DELETE CASCADE (deleting a subscription drops its jobs and history).
+    expect(keys).toEqual([
+      { conname: 'FK_webhook_deliveries_event', confdeltype: 'c' },
+      { conname: 'FK_webhook_deliveries_subscription', confdeltype: 'c' },
+      { conname: 'FK_webhook_jobs_event', confdeltype: 'c' },
+      { conname: 'FK_webhook_jobs_subscription', confdeltype: 'c' },
+    ]);
+    const timeColumns = await ds.query(
+      `SELECT DISTINCT data_type FROM information_schema.columns
+       WHERE table_name LIKE 'webhook%' AND (column_name LIKE '%_at' OR column_name = 'lease_until')`,
+    );
+    expect(timeColumns).toEqual([{ data_type: 'timestamp with time zone' }]);
+    await expect(
+      ds.query(`SELECT tgname FROM pg_trigger WHERE tgname = 'TRG_webhook_jobs_notify'`),
+    ).resolves.toHaveLength(1);
+
+    await ds.undoLastMigration({ transaction: 'each' });
+    await expect(objects()).resolves.toEqual({ tables: [], functions: 0 });
+    await expect(ds.query(`SELECT 1 FROM subscriptions LIMIT 1`)).resolves.toEqual([]);
+
+    await expect(runMigrations(ds)).resolves.toEqual(['CreateDispatcher1763700200000']);
+    await expect(objects()).resolves.toEqual({ tables: DISPATCHER_TABLES, functions: 1 });
+  });
+});

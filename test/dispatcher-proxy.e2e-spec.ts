@@ -1,0 +1,89 @@
+import { createServer, Server } from 'node:http';
+import { connect } from 'node:net';
+import { WebhookEvent } from '../src/common/reference/enums';
+import { LicenceCreatedSuccessEvent } from '../src/dispatcher/events/licence-created-success.event';
+import { LicenceEventPublisher } from '../src/dispatcher/licence-event.publisher';
+import { createSubscription, licence, startDispatcherApp, waitForDeliveries } from './support/dispatcher';
+import { Receiver } from './support/receiver';
+import { testCa } from './support/test-ca';
+import type { TestApp } from './support/test-app';
+import { uniq } from './support/test-app';
+
+// The e2e project's testTimeout is not applied per project (jest 30): set it here.
+jest.setTimeout(60_000);
+
+/** A minimal HTTP CONNECT proxy that records the targets it tunnels to. */
+async function startProxy(): Promise<{ server: Server; port: number; targets: string[] }> {
+  const targets: string[] = [];
+  const server = createServer((_req, res) => res.writeHead(405).end());
+  server.on('connect', (req, client, head) => {
+    targets.push(req.url ?? '');
+    const [host, port] = (req.url ?? '').split(':');
+    const upstream = connect(Number(port), host, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { server, port: (server.address() as { port: number }).port, targets };
+}
+
+describe('Dispatcher: egress proxy (WEBHOOK_PROXY_URL)', () => {
+  let proxy: Awaited<ReturnType<typeof startProxy>>;
+  let hook: Receiver;
+  const apps: TestApp[] = [];
+
+  beforeAll(async () => {
+    proxy = await startProxy();
+    hook = await Receiver.start(testCa().server, { status: 200 });
+  });
+  afterAll(async () => {
+    for (const t of apps) await t.close();
+    await hook?.close();
+    proxy?.server.closeAllConnections();
+    await new Promise((r) => proxy?.server.close(r));
+  });
+
+  const publishTo = async (t: TestApp, url: string) => {
+    const tenant = uniq('tenant');
+    const sub = await createSubscription(t, { tenant, url, headerName: 'X-Key', headerValue: 'k' });
+    await t.app
+      .get(LicenceEventPublisher)
+      .emit(
+        WebhookEvent.LICENCE_CREATED_SUCCESS,
+        new LicenceCreatedSuccessEvent({ tenant, licence: licence() }),
+      );
+    return (await waitForDeliveries(t.dataSource, sub.id, 1))[0];
+  };
+
+  it('delivers through the proxy, with TLS to the receiver checked end to end', async () => {
+    const t = await startDispatcherApp({ WEBHOOK_PROXY_URL: `http://127.0.0.1:${proxy.port}` });
+    apps.push(t);
+    const record = await publishTo(t, hook.url('/via-proxy'));
+    expect(record).toMatchObject({ status: 'SUCCESS', httpStatusCode: 200, errorMessage: null });
+    expect(proxy.targets).toContain(`127.0.0.1:${hook.port}`);
+    expect(hook.receipts.at(-1)).toMatchObject({ path: '/via-proxy' });
+    expect(hook.receipts.at(-1)!.headers['x-key']).toBe('k');
+  });
+
+  it('checks the resolved address before asking the proxy when private networks are not allowed', async () => {
+    const t = await startDispatcherApp({
+      WEBHOOK_PROXY_URL: `http://127.0.0.1:${proxy.port}`,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false',
+    });
+    apps.push(t);
+    const before = proxy.targets.length;
+    const received = hook.receipts.length;
+    const record = await publishTo(t, hook.url('/blocked', 'localhost'));
+    expect(record).toMatchObject({ status: 'FAILED', httpStatusCode: null });
+    expect(record.errorMessage).toMatch(
+      /^blocked: localhost resolves to (127\.0\.0\.1|::1), a private address$/,
+    );
+    expect(proxy.targets.length).toBe(before);
+    expect(hook.receipts.length).toBe(received);
+  });
+});

@@ -1,0 +1,707 @@
+import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import request from 'supertest';
+import { createTestDatabase, dropTestDatabase } from './support/database';
+import { startTestApp } from './support/test-app';
+
+/**
+ * The built service and CLI as child processes (contract section 1: running it, bad configuration,
+ * shutdown; section 2: the CLI). Built once; every server runs on the embedded PostgreSQL of its own
+ * temporary DATA_DIR unless DATABASE_URL is given.
+ */
+const ROOT = resolve(__dirname, '..');
+const MAIN = join(ROOT, 'dist/src/main.js');
+const CLI = join(ROOT, 'dist/src/cli.js');
+const READY_WITHIN_MS = 30_000;
+const EXIT_WITHIN_MS = 30_000;
+
+jest.setTimeout(240_000);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** Only what the service needs: nothing of this test run's own environment leaks in. */
+function baseEnv(extra: Record<string, string>): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? tmpdir(),
+    LOG_LEVEL: 'info',
+    ...extra,
+  };
+}
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+interface Running {
+  child: ChildProcess;
+  port: number;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<Exit>;
+}
+
+function spawnNode(script: string, args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [script, ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+  const exit = new Promise<Exit>((done) => child.on('exit', (code, signal) => done({ code, signal })));
+  return { child, stdout: () => stdout, stderr: () => stderr, exit };
+}
+
+/** Starts the service and waits for /health/ready (at most 30 s). */
+async function startService(env: Record<string, string>): Promise<Running> {
+  const port = await freePort();
+  const proc = spawnNode(MAIN, [], baseEnv({ PORT: String(port), HOST: '127.0.0.1', ...env }));
+  const url = `http://127.0.0.1:${port}`;
+  const started = Date.now();
+  let exited: Exit | undefined;
+  void proc.exit.then((e) => (exited = e));
+  for (;;) {
+    if (exited) {
+      throw new Error(
+        `service exited (${JSON.stringify(exited)}) before ready: ${proc.stderr()} ${proc.stdout().slice(-2000)}`,
+      );
+    }
+    const ok = await fetch(`${url}/health/ready`)
+      .then((r) => r.status === 200)
+      .catch(() => false);
+    if (ok) break;
+    if (Date.now() - started > READY_WITHIN_MS) {
+      proc.child.kill('SIGKILL');
+      throw new Error(
+        `not ready within ${READY_WITHIN_MS} ms: ${proc.stderr()} ${proc.stdout().slice(-2000)}`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { ...proc, port, url };
+}
+
+async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Signals the service and waits for it to exit. */
+async function stop(service: Running, signal: NodeJS.Signals): Promise<Exit> {
+  service.child.kill(signal);
+  return within(service.exit, EXIT_WITHIN_MS, `exit after ${signal}`);
+}
+
+/** PostgreSQL processes running on `<dataDir>/pg`, from /proc. */
+function postgresOn(dataDir: string): number[] {
+  const cluster = join(dataDir, 'pg');
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (argv.some((a) => a.endsWith('postgres')) && argv.includes(cluster)) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Every stdout line is one JSON object (contract section 1, Logs). */
+function expectJsonLines(text: string): Array<Record<string, unknown>> {
+  const lines = text.split('\n').filter((l) => l.length > 0);
+  expect(lines.length).toBeGreaterThan(0);
+  return lines.map((line) => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      throw new Error(`not a JSON line: ${line}`);
+    }
+    expect(typeof parsed).toBe('object');
+    return parsed as Record<string, unknown>;
+  });
+}
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+async function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  const proc = spawnNode(CLI, args, baseEnv(env));
+  const exit = await within(proc.exit, 90_000, `cli ${args[0]}`);
+  return { code: exit.code, stdout: proc.stdout(), stderr: proc.stderr() };
+}
+
+const cliUser = (email: string, extra: string[] = []) => [
+  'users:create',
+  '--email',
+  email,
+  '--password',
+  'cli-password-1',
+  '--role',
+  'ROLE_PARTNER',
+  '--tenant',
+  'cli',
+  '--partner-id',
+  '9',
+  '--partner-name',
+  'Cli Partner',
+  ...extra,
+];
+
+const oneLine = (text: string) => {
+  expect(text.endsWith('\n')).toBe(true);
+  expect(text.trimEnd().split('\n')).toHaveLength(1);
+  return text.trim();
+};
+
+describe('running the built service (contract section 1)', () => {
+  const dirs: string[] = [];
+  const started: Running[] = [];
+  const newDataDir = async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pis-life-'));
+    dirs.push(dir);
+    return dir;
+  };
+  const start = async (env: Record<string, string>) => {
+    const service = await startService(env);
+    started.push(service);
+    return service;
+  };
+
+  beforeAll(async () => {
+    await promisify(execFile)('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, timeout: 180_000 });
+    expect(existsSync(MAIN)).toBe(true);
+    expect(existsSync(CLI)).toBe(true);
+  });
+
+  afterAll(async () => {
+    // Whatever a failed test left behind: its service, then its PostgreSQL.
+    for (const service of started) if (service.child.exitCode === null) service.child.kill('SIGKILL');
+    for (const dir of dirs) {
+      for (const pid of postgresOn(dir)) process.kill(pid, 'SIGQUIT');
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  });
+
+  describe('(a) embedded PostgreSQL: start, data and secrets across restarts, clean shutdown', () => {
+    it('starts on a fresh DATA_DIR, keeps users and the JWT secret across a restart, and stops on SIGTERM and SIGINT', async () => {
+      const dataDir = await newDataDir();
+      const env = {
+        DATA_DIR: dataDir,
+        BOOTSTRAP_ADMIN_EMAIL: 'root@example.com',
+        BOOTSTRAP_ADMIN_PASSWORD: 'root-password-1',
+      };
+
+      const first = await start(env);
+      expect(postgresOn(dataDir)).toHaveLength(1);
+      const http = () => request(first.url);
+      const admin = await http()
+        .post('/auth/login')
+        .send({ email: 'root@example.com', password: 'root-password-1' });
+      expect(admin.status).toBe(200);
+      const adminToken = admin.body.token as string;
+      const email = `life-${randomBytes(4).toString('hex')}@example.com`;
+      await http()
+        .post('/admin/users')
+        .set('authorization', `Bearer ${adminToken}`)
+        .send({
+          email,
+          password: 'life-password-1',
+          role: 'ROLE_BRANCH',
+          tenant: 'life',
+          partnerId: 4,
+          partnerName: 'Life',
+        })
+        .expect(201);
+      const userToken = (
+        await http().post('/auth/login').send({ email, password: 'life-password-1' }).expect(200)
+      ).body.token as string;
+
+      // The CLI joins the running embedded server: no second server, and the first one keeps going.
+      const pg = postgresOn(dataDir);
+      const cliEmail = `cli-${randomBytes(4).toString('hex')}@example.com`;
+      const cli = await runCli(cliUser(cliEmail), { DATA_DIR: dataDir });
+      expect(cli).toMatchObject({ code: 0, stderr: '' });
+      expect(oneLine(cli.stdout)).toMatch(
+        new RegExp(`^created user \\d+ <${cliEmail}> role ROLE_PARTNER tenant cli$`),
+      );
+      expect(postgresOn(dataDir)).toEqual(pg);
+      await http().get('/health/ready').expect(200);
+      await http().post('/auth/login').send({ email: cliEmail, password: 'cli-password-1' }).expect(200);
+
+      const firstExit = await stop(first, 'SIGTERM');
+      expect(firstExit).toEqual({ code: 0, signal: null });
+      expect(postgresOn(dataDir)).toEqual([]);
+      expect(first.stderr()).toBe('');
+      const records = expectJsonLines(first.stdout());
+      expect(records.some((r) => r.msg === 'shut down cleanly')).toBe(true);
+      // The generated secrets were announced, never printed.
+      const jwtSecret = readFileSync(join(dataDir, 'jwt-secret'), 'utf8').trim();
+      expect(first.stdout()).not.toContain(jwtSecret);
+      expect(first.stdout()).not.toContain('root-password-1');
+      expect(first.stdout()).not.toContain(adminToken);
+
+      const second = await start(env);
+      const http2 = () => request(second.url);
+      // Same secret: tokens issued before the restart still work; the data is still there.
+      const me = await http2().get('/auth/me').set('authorization', `Bearer ${userToken}`).expect(200);
+      expect(me.body).toMatchObject({ user: email, role: '[[ROLE_BRANCH]]' });
+      await http2().get('/auth/me').set('authorization', `Bearer ${adminToken}`).expect(200);
+      await http2().post('/auth/login').send({ email, password: 'life-password-1' }).expect(200);
+      await http2().post('/auth/login').send({ email: cliEmail, password: 'cli-password-1' }).expect(200);
+      const list = await http2()
+        .get('/admin/users?size=100')
+        .set('authorization', `Bearer ${adminToken}`)
+        .expect(200);
+      // The bootstrap administrator was created once, not again at the second start.
+      expect(list.body.content.filter((u: { email: string }) => u.email === 'root@example.com')).toHaveLength(
+        1,
+      );
+      expect(second.stdout()).not.toMatch(/JWT_SECRET is not set: generated/);
+
+      const secondExit = await stop(second, 'SIGINT');
+      expect(secondExit).toEqual({ code: 0, signal: null });
+      expect(postgresOn(dataDir)).toEqual([]);
+      expect(second.stderr()).toBe('');
+      expectJsonLines(second.stdout());
+    });
+
+    it('runs the CLI offline against the embedded DATA_DIR: starts PostgreSQL for the command and stops it', async () => {
+      const dataDir = await newDataDir();
+      const email = `offline-${randomBytes(4).toString('hex')}@example.com`;
+      const cli = await runCli(cliUser(email, ['--admin', '--hub', '--user-name', 'Off Line']), {
+        DATA_DIR: dataDir,
+      });
+      expect(cli).toMatchObject({ code: 0, stderr: '' });
+      expect(oneLine(cli.stdout)).toMatch(/ \(administrator\)$/);
+      expect(postgresOn(dataDir)).toEqual([]);
+
+      const service = await start({ DATA_DIR: dataDir });
+      const login = await request(service.url)
+        .post('/auth/login')
+        .send({ email, password: 'cli-password-1' })
+        .expect(200);
+      const me = await request(service.url)
+        .get('/auth/me')
+        .set('authorization', `Bearer ${login.body.token}`)
+        .expect(200);
+      expect(me.body).toMatchObject({
+        user: email,
+        isAdministrator: true,
+        role: '[[ROLE_PARTNER]]',
+        otherInformation: { hub: true, partnerName: 'Cli Partner', userName: 'Off Line', partnerId: 9 },
+      });
+      expect(await stop(service, 'SIGTERM')).toEqual({ code: 0, signal: null });
+      expect(postgresOn(dataDir)).toEqual([]);
+    });
+  });
+
+  describe('signals at awkward moments', () => {
+    it('stops cleanly on a SIGTERM during start-up, while the embedded PostgreSQL is initialised', async () => {
+      const dataDir = await newDataDir();
+      const proc = spawnNode(MAIN, [], baseEnv({ DATA_DIR: dataDir, PORT: String(await freePort()) }));
+      const deadline = Date.now() + 30_000;
+      while (!proc.stdout().includes('initialising embedded PostgreSQL')) {
+        if (Date.now() > deadline || proc.child.exitCode !== null)
+          throw new Error(`no initdb: ${proc.stdout()}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      proc.child.kill('SIGTERM');
+      expect(await within(proc.exit, 60_000, 'exit after SIGTERM during start-up')).toEqual({
+        code: 0,
+        signal: null,
+      });
+      expect(postgresOn(dataDir)).toEqual([]);
+      expect(proc.stderr()).toBe('');
+      expect(
+        expectJsonLines(proc.stdout()).some((r) => r.msg === 'SIGTERM received during start-up: stopping'),
+      ).toBe(true);
+    });
+
+    it('ignores a repeated SIGTERM during shutdown and still exits 0 with PostgreSQL stopped', async () => {
+      const dataDir = await newDataDir();
+      const service = await start({ DATA_DIR: dataDir });
+      service.child.kill('SIGTERM');
+      service.child.kill('SIGTERM');
+      service.child.kill('SIGINT');
+      expect(await within(service.exit, EXIT_WITHIN_MS, 'exit after repeated signals')).toEqual({
+        code: 0,
+        signal: null,
+      });
+      expect(postgresOn(dataDir)).toEqual([]);
+      expect(service.stdout()).toContain('received again: already shutting down');
+    });
+  });
+
+  describe('(b) a crashed service', () => {
+    it('leaves PostgreSQL running after SIGKILL; the next start adopts it, works, and stops it', async () => {
+      const dataDir = await newDataDir();
+      const env = {
+        DATA_DIR: dataDir,
+        BOOTSTRAP_ADMIN_EMAIL: 'root@example.com',
+        BOOTSTRAP_ADMIN_PASSWORD: 'root-password-1',
+      };
+      const first = await start(env);
+      const [pg] = postgresOn(dataDir);
+      expect(pg).toBeGreaterThan(0);
+
+      first.child.kill('SIGKILL');
+      expect(await within(first.exit, EXIT_WITHIN_MS, 'exit after SIGKILL')).toEqual({
+        code: null,
+        signal: 'SIGKILL',
+      });
+      // Its own process group: the server outlives the node process that started it.
+      expect(isAlive(pg)).toBe(true);
+      expect(postgresOn(dataDir)).toEqual([pg]);
+
+      const second = await start(env);
+      expect(postgresOn(dataDir)).toEqual([pg]);
+      expect(
+        expectJsonLines(second.stdout()).some((r) =>
+          String(r.msg).startsWith('adopting the embedded PostgreSQL'),
+        ),
+      ).toBe(true);
+      const login = await request(second.url)
+        .post('/auth/login')
+        .send({ email: 'root@example.com', password: 'root-password-1' })
+        .expect(200);
+      await request(second.url)
+        .get('/admin/users')
+        .set('authorization', `Bearer ${login.body.token}`)
+        .expect(200);
+
+      expect(await stop(second, 'SIGTERM')).toEqual({ code: 0, signal: null });
+      expect(isAlive(pg)).toBe(false);
+      expect(postgresOn(dataDir)).toEqual([]);
+      expect(second.stderr()).toBe('');
+
+      // And it starts cleanly once more after that.
+      const third = await start(env);
+      expect(await stop(third, 'SIGTERM')).toEqual({ code: 0, signal: null });
+      expect(postgresOn(dataDir)).toEqual([]);
+    });
+  });
+
+  describe('(c) a stale postmaster.pid', () => {
+    it.each([
+      ['a dead pid', () => 999_999],
+      ['a live process that is not PostgreSQL', () => process.pid],
+    ])('does not stop the next start (%s)', async (_name, pid) => {
+      const dataDir = await newDataDir();
+      const first = await start({ DATA_DIR: dataDir });
+      expect(await stop(first, 'SIGTERM')).toEqual({ code: 0, signal: null });
+      expect(postgresOn(dataDir)).toEqual([]);
+
+      const pidFile = join(dataDir, 'pg', 'postmaster.pid');
+      expect(existsSync(pidFile)).toBe(false);
+      if (pid() === 999_999) expect(isAlive(999_999)).toBe(false);
+      // The layout PostgreSQL writes: pid, data directory, start time, port, socket dir, host, key, status.
+      writeFileSync(
+        pidFile,
+        `${pid()}\n${join(dataDir, 'pg')}\n1700000000\n54321\n\n127.0.0.1\n  1234567     12345\nready   \n`,
+      );
+
+      const second = await start({ DATA_DIR: dataDir });
+      expect(
+        expectJsonLines(second.stdout()).some((r) => String(r.msg).includes('stale postmaster.pid')),
+      ).toBe(true);
+      await request(second.url).get('/health/ready').expect(200);
+      expect(await stop(second, 'SIGTERM')).toEqual({ code: 0, signal: null });
+      expect(postgresOn(dataDir)).toEqual([]);
+    });
+  });
+
+  describe('(c) a postmaster.pid whose pid now belongs to another PostgreSQL', () => {
+    it('starts its own server and leaves the other one alone', async () => {
+      const otherDir = await newDataDir();
+      const other = await start({ DATA_DIR: otherDir });
+      const [otherPg] = postgresOn(otherDir);
+      expect(otherPg).toBeGreaterThan(0);
+      const otherPort = readFileSync(join(otherDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[3];
+
+      const dataDir = await newDataDir();
+      const first = await start({ DATA_DIR: dataDir });
+      expect(await stop(first, 'SIGTERM')).toEqual({ code: 0, signal: null });
+      // As if our server had died and its pid (and port) had gone to the other cluster's server.
+      writeFileSync(
+        join(dataDir, 'pg', 'postmaster.pid'),
+        `${otherPg}\n${join(dataDir, 'pg')}\n1700000000\n${otherPort}\n\n127.0.0.1\n  1234567     12345\nready   \n`,
+      );
+
+      const second = await start({ DATA_DIR: dataDir });
+      const mine = postgresOn(dataDir);
+      expect(mine).toHaveLength(1);
+      expect(mine[0]).not.toBe(otherPg);
+      expect(expectJsonLines(second.stdout()).some((r) => String(r.msg).startsWith('adopting'))).toBe(false);
+      expect(await stop(second, 'SIGTERM')).toEqual({ code: 0, signal: null });
+      expect(postgresOn(dataDir)).toEqual([]);
+
+      // The other server was neither used nor stopped.
+      expect(isAlive(otherPg)).toBe(true);
+      await request(other.url).get('/health/ready').expect(200);
+      expect(await stop(other, 'SIGTERM')).toEqual({ code: 0, signal: null });
+      expect(postgresOn(otherDir)).toEqual([]);
+    });
+  });
+
+  describe('(d) bad configuration: exit non-zero with one line naming the variable', () => {
+    it.each<[string, Record<string, string>, string]>([
+      ['PORT=abc', { PORT: 'abc' }, 'Invalid environment variable PORT: must be an integer'],
+      ['PORT=70000', { PORT: '70000' }, 'Invalid environment variable PORT: must not be greater than 65535'],
+      [
+        'WEBHOOK_TIMEOUT_MS=-1',
+        { WEBHOOK_TIMEOUT_MS: '-1' },
+        'Invalid environment variable WEBHOOK_TIMEOUT_MS: must not be less than 100',
+      ],
+      [
+        'NODE_ENV=production without JWT_SECRET',
+        { NODE_ENV: 'production', SECRETS_KEY: randomBytes(32).toString('base64') },
+        'Invalid environment variable JWT_SECRET: is required when NODE_ENV=production',
+      ],
+      [
+        'NODE_ENV=production without SECRETS_KEY',
+        { NODE_ENV: 'production', JWT_SECRET: randomBytes(32).toString('hex') },
+        'Invalid environment variable SECRETS_KEY: is required when NODE_ENV=production',
+      ],
+      [
+        'DATABASE_URL=mysql://x',
+        { DATABASE_URL: 'mysql://x' },
+        'Invalid environment variable DATABASE_URL: must be a postgres:// or postgresql:// URL',
+      ],
+      [
+        'TRUST_PROXY=yes',
+        { TRUST_PROXY: 'yes' },
+        'Invalid environment variable TRUST_PROXY: must be true or false',
+      ],
+      [
+        'LOG_LEVEL=loud',
+        { LOG_LEVEL: 'loud' },
+        'Invalid environment variable LOG_LEVEL: must be one of the following values',
+      ],
+      [
+        'REDIS_URL=localhost',
+        { REDIS_URL: 'localhost' },
+        'Invalid environment variable REDIS_URL: must be a redis:// or rediss:// URL',
+      ],
+      [
+        'BOOTSTRAP_ADMIN_EMAIL alone',
+        { BOOTSTRAP_ADMIN_EMAIL: 'root@example.com' },
+        'Invalid environment variable BOOTSTRAP_ADMIN_PASSWORD: is required when the other BOOTSTRAP_ADMIN_ variable is set',
+      ],
+    ])('%s', async (_name, env, line) => {
+      const dataDir = await newDataDir();
+      const proc = spawnNode(
+        MAIN,
+        [],
+        baseEnv({ DATA_DIR: dataDir, PORT: String(await freePort()), ...env }),
+      );
+      const exit = await within(proc.exit, 20_000, 'exit on bad configuration');
+      expect(exit.code).not.toBe(0);
+      expect(exit.code).not.toBeNull();
+      expect(oneLine(proc.stderr())).toContain(line);
+      expect(proc.stdout()).toBe('');
+      // Stopped before anything started.
+      expect(existsSync(join(dataDir, 'pg'))).toBe(false);
+      expect(postgresOn(dataDir)).toEqual([]);
+    });
+
+    it('stops the embedded PostgreSQL it started when the port is taken, and exits non-zero', async () => {
+      const dataDir = await newDataDir();
+      const blocker = createServer();
+      const port = await new Promise<number>((r) =>
+        blocker.listen(0, '127.0.0.1', () => r((blocker.address() as { port: number }).port)),
+      );
+      try {
+        const proc = spawnNode(
+          MAIN,
+          [],
+          baseEnv({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' }),
+        );
+        const exit = await within(proc.exit, 90_000, 'exit when the port is taken');
+        expect(exit.code).toBe(1);
+        const records = expectJsonLines(proc.stdout());
+        expect(
+          records.some((r) => r.msg === 'start-up failed' && JSON.stringify(r.err).includes('EADDRINUSE')),
+        ).toBe(true);
+        expect(postgresOn(dataDir)).toEqual([]);
+      } finally {
+        blocker.close();
+      }
+    });
+
+    it('surfaces an embedded PostgreSQL that cannot start, in one line, and exits non-zero', async () => {
+      const dataDir = await newDataDir();
+      const first = await start({ DATA_DIR: dataDir });
+      expect(await stop(first, 'SIGTERM')).toEqual({ code: 0, signal: null });
+      // A cluster from a PostgreSQL version these binaries cannot read.
+      writeFileSync(join(dataDir, 'pg', 'PG_VERSION'), '9\n');
+      const proc = spawnNode(MAIN, [], baseEnv({ DATA_DIR: dataDir, PORT: String(await freePort()) }));
+      const exit = await within(proc.exit, 90_000, 'exit when PostgreSQL cannot start');
+      expect(exit.code).toBe(1);
+      expect(oneLine(proc.stderr())).toMatch(
+        /^start-up failed: embedded PostgreSQL exited during start-up: .*(incompatible|version)/i,
+      );
+      expect(postgresOn(dataDir)).toEqual([]);
+    });
+  });
+});
+
+describe('(e) the CLI: npm run cli -- users:create (contract section 2)', () => {
+  let database: { url: string; name: string };
+  const env = () => ({ DATABASE_URL: database.url, DATA_DIR: join(tmpdir(), 'pis-cli-unused') });
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    // The build is the one made by the suite above (same file, run first).
+    if (!existsSync(CLI))
+      await promisify(execFile)('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT });
+  });
+  afterAll(async () => {
+    await dropTestDatabase(database.name);
+    await rm(join(tmpdir(), 'pis-cli-unused'), { recursive: true, force: true });
+  });
+
+  it('creates a user (exit 0, one line) who can then log in over HTTP', async () => {
+    const email = `cli-${randomBytes(4).toString('hex')}@example.com`;
+    const result = await runCli(cliUser(email), env());
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(oneLine(result.stdout)).toMatch(
+      new RegExp(`^created user \\d+ <${email}> role ROLE_PARTNER tenant cli$`),
+    );
+    expect(result.stdout).not.toContain('cli-password-1');
+
+    const app = await startTestApp({}, { databaseUrl: database.url });
+    try {
+      const login = await app
+        .http()
+        .post('/auth/login')
+        .send({ email, password: 'cli-password-1' })
+        .expect(200);
+      const me = await app
+        .http()
+        .get('/auth/me')
+        .set('authorization', `Bearer ${login.body.token}`)
+        .expect(200);
+      expect(me.body).toMatchObject({
+        user: email,
+        isAdministrator: false,
+        role: '[[ROLE_PARTNER]]',
+        otherInformation: { hub: false, partnerName: 'Cli Partner', userName: email, partnerId: 9 },
+      });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('refuses a duplicate e-mail, in any case, with one clear line and a non-zero exit', async () => {
+    const email = `dup-${randomBytes(4).toString('hex')}@example.com`;
+    expect((await runCli(cliUser(email), env())).code).toBe(0);
+    for (const again of [email, email.toUpperCase()]) {
+      const result = await runCli(cliUser(again), env());
+      expect(result.code).not.toBe(0);
+      expect(oneLine(result.stderr)).toBe('a user with this e-mail already exists');
+      expect(result.stdout).toBe('');
+    }
+  });
+
+  it.each<[string, string[], RegExp]>([
+    [
+      'missing --email',
+      cliUser('x@example.com').filter((a, i, all) => a !== '--email' && all[i - 1] !== '--email'),
+      /^invalid --email: email is required$/,
+    ],
+    ['a bad --email', cliUser('not-an-email'), /^invalid --email: /],
+    [
+      'a short --password',
+      [...cliUser('p@example.com').slice(0, 3), '--password', 'short', ...cliUser('p@example.com').slice(5)],
+      /^invalid --password: /,
+    ],
+    [
+      'a bad --role',
+      cliUser('r@example.com').map((a) => (a === 'ROLE_PARTNER' ? 'ROLE_ADMIN' : a)),
+      /^invalid --role: role must be one of ROLE_PARTNER, ROLE_CLIENT, ROLE_BRANCH$/,
+    ],
+    [
+      'a non-numeric --partner-id',
+      cliUser('n@example.com').map((a) => (a === '9' ? 'nine' : a)),
+      /^invalid --partner-id: /,
+    ],
+    [
+      'an unknown option',
+      [...cliUser('u@example.com'), '--superuser'],
+      /^Unknown option '--superuser'.*; usage: npm run cli -- users:create /,
+    ],
+    [
+      'an unknown command',
+      ['users:delete', '--email', 'x@example.com'],
+      /^usage: npm run cli -- users:create /,
+    ],
+    ['no command', [], /^usage: npm run cli -- users:create /],
+  ])('fails on %s with one clear line and a non-zero exit', async (_name, args, line) => {
+    const result = await runCli(args, env());
+    expect(result.code).not.toBe(0);
+    expect(result.code).not.toBeNull();
+    expect(oneLine(result.stderr)).toMatch(line);
+    expect(result.stdout).toBe('');
+  });
+
+  it('fails on a bad environment with the variable named, in one line', async () => {
+    const result = await runCli(cliUser('e@example.com'), { DATABASE_URL: 'mysql://x' });
+    expect(result.code).not.toBe(0);
+    expect(oneLine(result.stderr)).toBe(
+      'Invalid environment variable DATABASE_URL: must be a postgres:// or postgresql:// URL',
+    );
+  });
+
+  it('fails on an unreachable database in one line, without hanging', async () => {
+    const port = await freePort();
+    const result = await runCli(cliUser('down@example.com'), {
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/nothing`,
+      DATA_DIR: join(tmpdir(), 'pis-cli-unused'),
+    });
+    expect(result.code).not.toBe(0);
+    expect(oneLine(result.stderr)).toMatch(/^failed: .*ECONNREFUSED/);
+  });
+});

@@ -1,0 +1,384 @@
+import { spawnSync } from 'node:child_process';
+import { randomBytes, randomInt } from 'node:crypto';
+import http from 'node:http';
+import Redis from 'ioredis';
+import { UserRole } from '../src/common/reference/enums';
+import { rateLimitKey, tokenTracker } from '../src/common/rate-limit/rate-limit.guard';
+import { UsersService } from '../src/users/users.service';
+import { startTestApp, TestApp, uniq } from './support/test-app';
+
+const HAL = 'application/hal+json;charset=UTF-8';
+const LOCAL_REDIS = 'redis://127.0.0.1:6379';
+
+/**
+ * Which Redis the shared-counter test uses: REDIS_URL (CI's second pass), else a Redis answering
+ * at 127.0.0.1:6379 (probed with ioredis in a child process, as test names are fixed before any
+ * asynchronous work), else none and that one test is skipped under a name that says so.
+ */
+function redisForTests(): { url: string; source: string } | undefined {
+  if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, source: 'REDIS_URL' };
+  const probe = spawnSync(
+    process.execPath,
+    [
+      '-e',
+      `const R = require('ioredis');
+       const r = new R(${JSON.stringify(LOCAL_REDIS)}, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
+       r.connect().then(() => r.ping()).then((p) => process.exit(p === 'PONG' ? 0 : 1), () => process.exit(1));`,
+    ],
+    { cwd: `${__dirname}/..`, timeout: 5000, stdio: 'ignore' },
+  );
+  return probe.status === 0 ? { url: LOCAL_REDIS, source: `a Redis found at ${LOCAL_REDIS}` } : undefined;
+}
+const redis = redisForTests();
+
+/** A client address nobody else uses in this run or the previous ones (shared Redis counters). */
+const freshIp = () => `10.${randomInt(256)}.${randomInt(256)}.${1 + randomInt(254)}`;
+
+interface Account {
+  email: string;
+  password: string;
+  token: string;
+}
+
+/**
+ * A user made through the service and logged in from its own address: the helper's createUser logs
+ * in from 127.0.0.1, which would spend (and, with a shared Redis, block) the loopback's login count.
+ */
+async function account(t: TestApp, options: { admin?: boolean } = {}): Promise<Account & { id: number }> {
+  const email = `${uniq('rl')}@example.com`;
+  const password = `pw-${randomBytes(6).toString('hex')}`;
+  const user = await t.app.get(UsersService).create({
+    email,
+    password,
+    role: UserRole.ROLE_PARTNER,
+    tenant: uniq('tenant'),
+    partnerId: 1,
+    partnerName: 'Rate',
+    administrator: options.admin ?? false,
+  });
+  const res = await t
+    .http()
+    .post('/auth/login')
+    .set('x-forwarded-for', freshIp())
+    .send({ email, password })
+    .expect(200);
+  return { id: user.id, email, password, token: res.body.token };
+}
+
+function expect429(
+  res: { status: number; headers: Record<string, string>; body: Record<string, unknown> },
+  path: string,
+) {
+  expect(res.status).toBe(429);
+  expect(res.headers['content-type']).toBe(HAL);
+  expect(res.headers['retry-after']).toMatch(/^\d+$/);
+  const seconds = Number(res.headers['retry-after']);
+  expect(seconds).toBeGreaterThanOrEqual(1);
+  expect(seconds).toBeLessThanOrEqual(60);
+  expect(Object.keys(res.body).sort()).toEqual([
+    'error',
+    'message',
+    'path',
+    'requestId',
+    'status',
+    'timestamp',
+  ]);
+  expect(res.body).toMatchObject({ status: 429, error: 'Too Many Requests', path });
+  expect(res.body.message).toMatch(/rate limit/i);
+  expect(res.body.requestId).toBe(res.headers['x-request-id']);
+}
+
+describe('rate limits (spec, Limits; contract sections 1 and 4)', () => {
+  describe('login: per client IP (TRUST_PROXY=true, 3 a minute)', () => {
+    let t: TestApp;
+    let user: Account;
+
+    beforeAll(async () => {
+      t = await startTestApp({
+        TRUST_PROXY: 'true',
+        RATE_LIMIT_LOGIN_PER_MINUTE: '3',
+        RATE_LIMIT_API_PER_MINUTE: '1000',
+      });
+      user = await account(t);
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
+
+    const login = (ip: string, password = user.password, requestId?: string) => {
+      const req = t.http().post('/auth/login').set('x-forwarded-for', ip);
+      if (requestId) req.set('x-request-id', requestId);
+      return req.send({ email: user.email, password });
+    };
+
+    it('answers the 4th attempt from one IP with 429, the error body and Retry-After in seconds', async () => {
+      const ip = freshIp();
+      // Failed attempts count like successful ones: the limit is there against password guessing.
+      await login(ip).expect(200);
+      await login(ip, 'wrong-password').expect(401);
+      await login(ip, 'wrong-password').expect(401);
+      const requestId = `rl-login-${randomBytes(4).toString('hex')}`;
+      const res = await login(ip, user.password, requestId);
+      expect429(res, '/auth/login');
+      expect(res.headers['x-request-id']).toBe(requestId);
+      // Still limited: the right password does not get through either.
+      expect((await login(ip)).status).toBe(429);
+    });
+
+    it('leaves another IP unaffected', async () => {
+      const busy = freshIp();
+      for (let i = 0; i < 3; i++) await login(busy, 'wrong-password').expect(401);
+      expect((await login(busy)).status).toBe(429);
+      await login(freshIp()).expect(200);
+      await login(freshIp(), 'wrong-password').expect(401);
+    });
+
+    it('takes the client IP from the leftmost X-Forwarded-For address when trusted', async () => {
+      const client = freshIp();
+      for (const proxy of ['192.0.2.1', '192.0.2.2', '192.0.2.3']) {
+        await login(`${client}, ${proxy}`, 'wrong-password').expect(401);
+      }
+      expect((await login(`${client}, 192.0.2.9`)).status).toBe(429);
+    });
+
+    it('does not let a blocked IP stop the API for a token', async () => {
+      const ip = freshIp();
+      for (let i = 0; i < 3; i++) await login(ip, 'wrong-password').expect(401);
+      expect((await login(ip)).status).toBe(429);
+      await t
+        .http()
+        .get('/auth/me')
+        .set('x-forwarded-for', ip)
+        .set('authorization', `Bearer ${user.token}`)
+        .expect(200);
+    });
+  });
+
+  describe('login without TRUST_PROXY: X-Forwarded-For is not believed', () => {
+    let t: TestApp;
+    let user: Account;
+
+    beforeAll(async () => {
+      t = await startTestApp({
+        TRUST_PROXY: 'false',
+        RATE_LIMIT_LOGIN_PER_MINUTE: '3',
+        RATE_LIMIT_API_PER_MINUTE: '1000',
+      });
+      // Logged in from a trusted-proxy-free address of its own, for the same reason as account().
+      const email = `${uniq('rl')}@example.com`;
+      const password = `pw-${randomBytes(6).toString('hex')}`;
+      await t.app.get(UsersService).create({
+        email,
+        password,
+        role: UserRole.ROLE_PARTNER,
+        tenant: uniq('tenant'),
+        partnerId: 1,
+        partnerName: 'Rate',
+      });
+      user = { email, password, token: '' };
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
+
+    /** Sent from a loopback address of our choosing (127.0.0.0/8), which is then the client IP. */
+    const loginFrom = (localAddress: string, forwardedFor: string, password: string) =>
+      new Promise<number>((resolve, reject) => {
+        const body = JSON.stringify({ email: user.email, password });
+        const req = http.request(
+          `${t.url}/auth/login`,
+          {
+            method: 'POST',
+            localAddress,
+            headers: {
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(body),
+              'x-forwarded-for': forwardedFor,
+            },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+    const loopback = () => `127.${1 + randomInt(254)}.${randomInt(256)}.${1 + randomInt(254)}`;
+
+    it('counts by the connection address, whatever X-Forwarded-For says', async () => {
+      const source = loopback();
+      const statuses = [];
+      for (let i = 0; i < 4; i++) statuses.push(await loginFrom(source, freshIp(), 'wrong-password'));
+      expect(statuses).toEqual([401, 401, 401, 429]);
+      expect(await loginFrom(source, freshIp(), user.password)).toBe(429);
+      // Another connection address is a different client.
+      expect(await loginFrom(loopback(), freshIp(), user.password)).toBe(200);
+    });
+  });
+
+  describe('API: per token (3 a minute)', () => {
+    let t: TestApp;
+
+    beforeAll(async () => {
+      t = await startTestApp({
+        TRUST_PROXY: 'true',
+        RATE_LIMIT_LOGIN_PER_MINUTE: '1000',
+        RATE_LIMIT_API_PER_MINUTE: '3',
+      });
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
+
+    const get = (path: string, token?: string, ip = freshIp()) => {
+      const req = t.http().get(path).set('x-forwarded-for', ip);
+      if (token) req.set('authorization', `Bearer ${token}`);
+      return req;
+    };
+
+    it('answers the 4th request of a token with 429, counting every endpoint together', async () => {
+      const admin = await account(t, { admin: true });
+      // Each from a different address: the token is what counts.
+      await get('/auth/me', admin.token).expect(200);
+      await get('/admin/users', admin.token).expect(200);
+      await get(`/admin/users/${admin.id}`, admin.token).expect(200);
+      const requestId = `rl-api-${randomBytes(4).toString('hex')}`;
+      const res = await get('/auth/me', admin.token).set('x-request-id', requestId);
+      expect429(res, '/auth/me');
+      expect(res.headers['x-request-id']).toBe(requestId);
+      expect429(await get('/admin/users?size=5', admin.token), '/admin/users');
+    });
+
+    it('counts two tokens of different users separately', async () => {
+      const first = await account(t);
+      const second = await account(t);
+      for (let i = 0; i < 3; i++) await get('/auth/me', first.token).expect(200);
+      expect429(await get('/auth/me', first.token), '/auth/me');
+      for (let i = 0; i < 3; i++) await get('/auth/me', second.token).expect(200);
+      expect429(await get('/auth/me', second.token), '/auth/me');
+    });
+
+    it('counts requests without a token by client IP', async () => {
+      const ip = freshIp();
+      for (let i = 0; i < 3; i++) await get('/auth/me', undefined, ip).expect(401);
+      expect429(await get('/auth/me', undefined, ip), '/auth/me');
+      await get('/auth/me', undefined, freshIp()).expect(401);
+    });
+
+    it('never limits /health/live and /health/ready, for a blocked token or IP alike', async () => {
+      const user = await account(t);
+      const ip = freshIp();
+      for (let i = 0; i < 3; i++) await get('/auth/me', user.token, ip).expect(200);
+      expect((await get('/auth/me', user.token, ip)).status).toBe(429);
+      for (let i = 0; i < 3; i++) await get('/auth/me', undefined, ip).expect(401);
+      expect((await get('/auth/me', undefined, ip)).status).toBe(429);
+      for (let i = 0; i < 8; i++) {
+        for (const path of ['/health/live', '/health/ready']) {
+          const withToken = await get(path, user.token, ip).expect(200);
+          expect(withToken.headers['retry-after']).toBeUndefined();
+          expect(withToken.headers['content-type']).toBe(HAL);
+          await get(path, undefined, ip).expect(200);
+        }
+      }
+    });
+
+    it('does not count logins against the API limit', async () => {
+      const user = await account(t);
+      const ip = freshIp();
+      for (let i = 0; i < 5; i++) {
+        await t
+          .http()
+          .post('/auth/login')
+          .set('x-forwarded-for', ip)
+          .send({ email: user.email, password: user.password })
+          .expect(200);
+      }
+    });
+  });
+
+  describe('counters shared between instances', () => {
+    it('keeps separate in-memory counts per instance when REDIS_URL is unset', async () => {
+      const a = await startTestApp({ TRUST_PROXY: 'true', RATE_LIMIT_API_PER_MINUTE: '3', REDIS_URL: '' });
+      const b = await startTestApp(
+        { TRUST_PROXY: 'true', RATE_LIMIT_API_PER_MINUTE: '3', REDIS_URL: '', JWT_SECRET: a.env.JWT_SECRET },
+        { databaseUrl: a.databaseUrl },
+      );
+      try {
+        const user = await account(a);
+        const me = (t: TestApp) =>
+          t
+            .http()
+            .get('/auth/me')
+            .set('x-forwarded-for', freshIp())
+            .set('authorization', `Bearer ${user.token}`);
+        for (let i = 0; i < 3; i++) await me(a).expect(200);
+        for (let i = 0; i < 3; i++) await me(b).expect(200);
+        expect((await me(a)).status).toBe(429);
+        expect((await me(b)).status).toBe(429);
+      } finally {
+        await b.close();
+        await a.close();
+      }
+    });
+
+    const redisTest = redis ? it : it.skip;
+    redisTest(
+      redis
+        ? `shares the per-token count between two instances through Redis (${redis.source})`
+        : 'SKIPPED: shares the per-token count through Redis — no REDIS_URL and no Redis at 127.0.0.1:6379 (CI sets REDIS_URL)',
+      async () => {
+        const url = redis!.url;
+        const a = await startTestApp({ TRUST_PROXY: 'true', RATE_LIMIT_API_PER_MINUTE: '3', REDIS_URL: url });
+        const b = await startTestApp(
+          {
+            TRUST_PROXY: 'true',
+            RATE_LIMIT_API_PER_MINUTE: '3',
+            REDIS_URL: url,
+            JWT_SECRET: a.env.JWT_SECRET,
+          },
+          { databaseUrl: a.databaseUrl },
+        );
+        const client = new Redis(url, { maxRetriesPerRequest: 2 });
+        try {
+          const user = await account(a);
+          const other = await account(a);
+          const me = (t: TestApp, token: string) =>
+            t
+              .http()
+              .get('/auth/me')
+              .set('x-forwarded-for', freshIp())
+              .set('authorization', `Bearer ${token}`);
+          await me(a, user.token).expect(200);
+          await me(b, user.token).expect(200);
+          await me(a, user.token).expect(200);
+          // The 4th request of the token, on either instance, is over the shared limit.
+          expect429(await me(b, user.token), '/auth/me');
+          expect429(await me(a, user.token), '/auth/me');
+          // Another token is counted on its own, on both.
+          await me(b, other.token).expect(200);
+          await me(a, other.token).expect(200);
+
+          // The counters are in Redis, under the token's hash, never the token itself.
+          const hitKey = `{${rateLimitKey('api', tokenTracker(user.token))}:api}:hits`;
+          expect(Number(await client.get(hitKey))).toBe(5);
+          const ttl = await client.pttl(hitKey);
+          expect(ttl).toBeGreaterThan(0);
+          expect(ttl).toBeLessThanOrEqual(60_000);
+          expect(await client.exists(`{${rateLimitKey('api', tokenTracker(user.token))}:api}:blocked`)).toBe(
+            1,
+          );
+          expect(
+            Number(await client.get(`{${rateLimitKey('api', tokenTracker(other.token))}:api}:hits`)),
+          ).toBe(2);
+          const keys = await client.keys('*pis:api:*');
+          expect(keys.some((k) => k.includes(user.token))).toBe(false);
+        } finally {
+          client.disconnect();
+          await b.close();
+          await a.close();
+        }
+      },
+    );
+  });
+});
