@@ -1,7 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
-import { chmod, chown, mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { chmod, chown, cp, lstat, mkdir, readFile, rename, rm, stat, symlink } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { arch, platform, userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -10,6 +10,8 @@ import pg from 'pg';
 
 const run = promisify(execFile);
 const DATABASE_NAME = 'partner_integration';
+/** As root: where binaries and clusters go when the postgres user cannot reach the project's folders. */
+const ROOT_FALLBACK_DIR = '/var/tmp/partner-integration-service';
 
 export interface RunningDatabase {
   /** Connection URL of the application database. */
@@ -93,18 +95,52 @@ async function runAs(): Promise<{ uid: number; gid: number } | undefined> {
   }
 }
 
-/** As root, every folder above the cluster must be enterable by the postgres user. */
-async function assertReachable(dir: string): Promise<void> {
-  for (let current = dirname(dir); ; current = dirname(current)) {
-    const { mode } = await stat(current);
-    if ((mode & 0o001) === 0) {
-      throw new Error(
-        `DATA_DIR ${dirname(dir)} is inside ${current} (mode ${(mode & 0o777).toString(8)}), which the postgres ` +
-          `user cannot enter; choose a DATA_DIR outside it or make it world-executable`,
-      );
-    }
-    if (current === dirname(current)) return;
+/** Whether a user other than the owner can enter every folder above `path` (all need o+x). */
+async function othersCanReach(path: string): Promise<boolean> {
+  for (let current = dirname(path); ; current = dirname(current)) {
+    if (((await stat(current)).mode & 0o001) === 0) return false;
+    if (current === dirname(current)) return true;
   }
+}
+
+/**
+ * As root, PostgreSQL runs as the postgres user, who cannot execute binaries inside a project that
+ * sits in a 0700 folder (a home directory, a `mktemp -d` checkout): copy them once to a shared cache.
+ */
+async function reachableBinaries(bins: Binaries, log: (message: string) => void): Promise<Binaries> {
+  if (await othersCanReach(bins.postgres)) return bins;
+  const nativeDir = dirname(dirname(bins.postgres));
+  const version = JSON.parse(readFileSync(join(nativeDir, '..', 'package.json'), 'utf8')).version as string;
+  const target = join(ROOT_FALLBACK_DIR, `postgres-${platform()}-${arch()}-${version}`);
+  if (!existsSync(join(target, 'bin', 'postgres'))) {
+    log(`the postgres user cannot reach ${nativeDir}: copying the PostgreSQL binaries to ${target}`);
+    await mkdir(ROOT_FALLBACK_DIR, { recursive: true });
+    await chmod(ROOT_FALLBACK_DIR, 0o755);
+    const staging = `${target}.${process.pid}.tmp`;
+    await cp(nativeDir, staging, { recursive: true, verbatimSymlinks: true });
+    await rename(staging, target).catch(async () => rm(staging, { recursive: true, force: true })); // lost a race: fine
+  }
+  return { initdb: join(target, 'bin', 'initdb'), postgres: join(target, 'bin', 'postgres') };
+}
+
+/**
+ * As root, a cluster in a DATA_DIR the postgres user cannot reach is kept in a shared folder instead,
+ * linked from `<DATA_DIR>/pg`, so the service works wherever it is checked out.
+ */
+async function reachableClusterDir(clusterDir: string, log: (message: string) => void): Promise<string> {
+  if (await othersCanReach(clusterDir)) return clusterDir;
+  const id = createHash('sha256').update(clusterDir).digest('hex').slice(0, 16);
+  const real = join(ROOT_FALLBACK_DIR, 'clusters', id);
+  await mkdir(dirname(real), { recursive: true });
+  await chmod(ROOT_FALLBACK_DIR, 0o755);
+  await chmod(dirname(real), 0o755);
+  const existing = await lstat(clusterDir).catch(() => undefined);
+  if (!existing) await symlink(real, clusterDir);
+  else if (!existing.isSymbolicLink()) return clusterDir; // an older cluster in place: keep using it
+  log(
+    `the postgres user cannot reach ${dirname(clusterDir)}: the cluster lives in ${real}, linked from ${clusterDir}`,
+  );
+  return real;
 }
 
 function tail(file: string, lines = 8): string {
@@ -156,19 +192,20 @@ async function stopServer(pid: number): Promise<void> {
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<RunningDatabase> {
   const log = options.log ?? (() => undefined);
   const dataDir = resolve(options.dataDir);
-  const clusterDir = join(dataDir, 'pg');
-  const pidFile = join(clusterDir, 'postmaster.pid');
+  let clusterDir = join(dataDir, 'pg');
   const ownerFile = join(dataDir, 'pg-owner');
   const logFile = join(dataDir, 'postgres.log');
   const passwordFile = join(dataDir, 'pg-password');
-  const bins = await binaries();
   const user = await runAs();
+  let bins = await binaries();
 
   await mkdir(dataDir, { recursive: true });
   if (user) {
     await chmod(dataDir, 0o755);
-    await assertReachable(clusterDir);
+    bins = await reachableBinaries(bins, log);
+    clusterDir = await reachableClusterDir(clusterDir, log);
   }
+  const pidFile = join(clusterDir, 'postmaster.pid');
   if (!existsSync(passwordFile))
     writeFileSync(passwordFile, randomBytes(24).toString('hex') + '\n', { mode: 0o600 });
   const password = (await readFile(passwordFile, 'utf8')).trim();
@@ -179,7 +216,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<R
     log(`initialising embedded PostgreSQL in ${clusterDir}`);
     await rm(clusterDir, { recursive: true, force: true });
     await mkdir(clusterDir, { recursive: true, mode: 0o700 });
-    const pwFile = join(dataDir, '.initdb-pw');
+    const pwFile = join(dirname(clusterDir), `.initdb-pw-${process.pid}`);
     writeFileSync(pwFile, password, { mode: 0o600 });
     if (user) {
       await chown(clusterDir, user.uid, user.gid);
@@ -198,6 +235,10 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<R
           '-E',
           'UTF8',
           '--locale=C',
+          // PostgreSQL 17's own C.UTF-8: byte-order sorting like C, but lower()/upper() fold every
+          // Unicode letter (case-insensitive search), whatever locales the machine has.
+          '--locale-provider=builtin',
+          '--builtin-locale=C.UTF-8',
         ],
         { ...(user ?? {}), env: { ...process.env, LC_ALL: 'C' } },
       );
