@@ -1,0 +1,151 @@
+/* global process, performance, setTimeout, clearTimeout, AbortController, URL */
+// Dispatch baselines, in their own process: the same HTTP POSTs the service makes (same bodies,
+// same headers, same receiver, same concurrency), with no database.
+//   client=axios   axios with the keep-alive https agent settings of src/dispatcher (mirrored below)
+//   client=undici  undici's Agent, for context
+// The bench sends { cmd: 'run', client, concurrency, urls, events: [{ code, body }], paceMs }:
+// every event goes to every url; with paceMs event k is released at start + k * paceMs, else all at
+// once. The answer carries the release time of each event (the stand-in for its publish time).
+import https from 'node:https';
+import axios from 'axios';
+import { Agent, request } from 'undici';
+import { serveIpc } from './lib/processes.mjs';
+import { DISPATCH_CLIENT } from './lib/config.mjs';
+
+const now = () => performance.timeOrigin + performance.now();
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Reads and drops at most `cap` bytes of the response, as the service does. */
+function discardBody(stream, cap) {
+  return new Promise((resolve) => {
+    let read = 0;
+    const done = () => {
+      stream.removeAllListeners('data');
+      resolve();
+    };
+    stream.on('data', (chunk) => {
+      read += chunk.length;
+      if (read > cap) {
+        stream.destroy();
+        done();
+      }
+    });
+    stream.once('end', done);
+    stream.once('error', done);
+    stream.once('close', done);
+  });
+}
+
+function axiosSender() {
+  const httpsAgent = new https.Agent({ ...DISPATCH_CLIENT.httpsAgent });
+  return {
+    send: async (url, body) => {
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), DISPATCH_CLIENT.timeoutMs);
+      try {
+        const response = await axios.request({
+          ...DISPATCH_CLIENT.axios,
+          url: new URL(url).href,
+          data: body,
+          headers: { ...DISPATCH_CLIENT.headers },
+          httpsAgent,
+          signal: controller.signal,
+        });
+        await discardBody(response.data, DISPATCH_CLIENT.maxResponseBytes);
+        return response.status;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    close: async () => httpsAgent.destroy(),
+  };
+}
+
+function undiciSender(concurrency) {
+  const dispatcher = new Agent({
+    connections: concurrency,
+    keepAliveTimeout: 60_000,
+    headersTimeout: DISPATCH_CLIENT.timeoutMs,
+    bodyTimeout: DISPATCH_CLIENT.timeoutMs,
+  });
+  return {
+    send: async (url, body) => {
+      const res = await request(url, { method: 'POST', body, headers: DISPATCH_CLIENT.headers, dispatcher });
+      await res.body.dump();
+      return res.statusCode;
+    },
+    close: () => dispatcher.close(),
+  };
+}
+
+// One sender per client for the life of this process: a warm-up run leaves its keep-alive
+// connections open for the measured run, as the service's agent does.
+const senders = {};
+
+async function run({ client, concurrency, urls, events, paceMs }) {
+  senders[client] ??= client === 'undici' ? undiciSender(concurrency) : axiosSender();
+  const sender = senders[client];
+  const queue = [];
+  let head = 0;
+  let waiting = [];
+  let released = 0;
+  const releases = {};
+  let ok = 0;
+  let failed = 0;
+  let firstError = null;
+
+  const wake = () => {
+    const w = waiting;
+    waiting = [];
+    for (const resolve of w) resolve();
+  };
+  const release = (event) => {
+    releases[event.code] = now();
+    for (const url of urls) queue.push([url, event.body]);
+    released++;
+    wake();
+  };
+
+  const worker = async () => {
+    for (;;) {
+      if (head < queue.length) {
+        const [url, body] = queue[head];
+        queue[head++] = undefined;
+        try {
+          const status = await sender.send(url, body);
+          if (status >= 200 && status < 300) ok++;
+          else {
+            failed++;
+            firstError ??= `HTTP ${status}`;
+          }
+        } catch (error) {
+          failed++;
+          firstError ??= String(error?.message ?? error);
+        }
+        continue;
+      }
+      if (released === events.length) return;
+      await new Promise((resolve) => waiting.push(resolve));
+    }
+  };
+
+  const start = now();
+  const workers = Array.from({ length: concurrency }, worker);
+  if (paceMs) {
+    for (let k = 0; k < events.length; k++) {
+      const due = start + k * paceMs;
+      const wait = due - now();
+      if (wait > 1) await sleep(wait);
+      release(events[k]);
+    }
+  } else {
+    for (const event of events) release(event);
+  }
+  wake();
+  await Promise.all(workers);
+  const end = now();
+  return { start, end, ok, failed, firstError, releases };
+}
+
+serveIpc({ run });
+process.send?.({ type: 'ready' });

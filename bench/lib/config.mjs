@@ -1,0 +1,89 @@
+import { readFileSync } from 'node:fs';
+import { URL } from 'node:url';
+
+// Sizes, names and the few facts about the service the bench depends on, in one place.
+
+/** Table of delivery records (migrations/1763700200000-CreateDispatcher.ts): one row per attempt. */
+export const DELIVERIES_TABLE = 'webhook_deliveries';
+
+export const SIZES = {
+  full: {
+    subscriptions: 100_000,
+    tenants: 1_000,
+    tenantSubscriptions: 1_000,
+    connections: 32,
+    durationS: 10,
+    warmupS: 2,
+    dispatchEvents: 100,
+    dispatchSubscriptions: 200,
+    pacedRatePerS: 200,
+    pacedSubscriptions: 10,
+    pacedDurationS: 10,
+    fanOut: 5_000,
+    waitTimeoutS: 180,
+  },
+  quick: {
+    subscriptions: 10_000,
+    tenants: 100,
+    tenantSubscriptions: 1_000,
+    connections: 32,
+    durationS: 2,
+    warmupS: 0.3,
+    dispatchEvents: 20,
+    dispatchSubscriptions: 50,
+    pacedRatePerS: 200,
+    pacedSubscriptions: 10,
+    pacedDurationS: 1.5,
+    fanOut: 1_000,
+    waitTimeoutS: 15,
+    /** CI runs --quick as a smoke test within 60 s: figures not started by then are skipped. */
+    budgetS: 48,
+  },
+};
+
+/** Targets of issue 6. */
+export const TARGETS = {
+  apiRatio: 0.7,
+  apiP99Ms: 25,
+  dispatchRatio: 0.85,
+  dispatchPerS: 2_500,
+  pacedP50Ms: 20,
+  fanOutLastMs: 3_000,
+  memoryMb: 200,
+};
+
+const VERSION = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+
+/**
+ * The service caps in-flight deliveries per receiver (host:port) at ceil(WEBHOOK_CONCURRENCY / 4)
+ * (src/dispatcher/webhook-worker.service.ts), so a single receiver origin would hold it to 16 of its
+ * 64 slots. The receiver process listens on this many ports and subscriptions are spread over them,
+ * so the service and the raw clients both run at the full concurrency. `--receiver-ports 1` shows
+ * the single-origin case.
+ */
+export const RECEIVER_PORTS = 4;
+
+/**
+ * The delivery HTTP client of src/dispatcher/webhook-sender.service.ts, mirrored for the raw-client
+ * baseline: the same https.Agent options (allowPrivateNetworks=true, no proxy, Node's CAs plus
+ * NODE_EXTRA_CA_CERTS), the same axios request options, the same headers, the same total time-out
+ * (an AbortController and a timer per request) and the same capped read of the response body.
+ */
+export const DISPATCH_CLIENT = {
+  httpsAgent: { keepAlive: true, scheduling: 'lifo' },
+  axios: {
+    method: 'POST',
+    proxy: false,
+    maxRedirects: 0,
+    responseType: 'stream',
+    decompress: false,
+    validateStatus: () => true,
+    transformRequest: [(data) => data],
+  },
+  timeoutMs: 30_000,
+  maxResponseBytes: 64 * 1024,
+  headers: {
+    'Content-Type': 'application/json',
+    'User-Agent': `partner-integration-service/${VERSION}`,
+  },
+};

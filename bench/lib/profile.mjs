@@ -1,0 +1,127 @@
+// Summary of a V8 .cpuprofile (node --cpu-prof): self time per function and per package.
+import { readFileSync } from 'node:fs';
+
+function shortUrl(url) {
+  if (!url) return '';
+  const nm = url.lastIndexOf('/node_modules/');
+  if (nm >= 0) return url.slice(nm + '/node_modules/'.length);
+  const dist = url.indexOf('/dist/');
+  if (dist >= 0) return url.slice(dist + 1);
+  return url.replace(/^file:\/\//, '');
+}
+
+function category(url, functionName) {
+  if (!url) return functionName.startsWith('(') ? functionName : '(native)';
+  if (url.startsWith('node:')) return 'node core';
+  const nm = url.lastIndexOf('/node_modules/');
+  if (nm >= 0) {
+    const parts = url.slice(nm + '/node_modules/'.length).split('/');
+    return parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
+  }
+  if (url.includes('/dist/src/')) return 'service code (dist/src)';
+  return shortUrl(url);
+}
+
+/**
+ * Top functions and packages by self time; idle time is left out of the percentages. `windows`
+ * ([fromMs, toMs] since the process started) keeps only the samples inside them (the measured runs,
+ * not start-up or warm-up); the profile's clock starts within milliseconds of the process.
+ */
+export function summariseCpuProfile(file, top = 30, windows = []) {
+  const profile = JSON.parse(readFileSync(file, 'utf8'));
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const selfUs = new Map();
+  const parentOf = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n.id);
+  const keyOf = (node) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const name = functionName || '(anonymous)';
+    return url ? `${name}  ${shortUrl(url)}:${lineNumber + 1}` : name;
+  };
+  // Inclusive ("total") time: each sample counts once for every distinct function and package on
+  // its stack, which shows the cost of a layer (a guard, a pipe, the ORM) with everything it calls.
+  const totalFn = new Map();
+  const totalPkg = new Map();
+  const addInclusive = (leafId, delta) => {
+    const fns = new Set();
+    const pkgs = new Set();
+    for (let id = leafId; id !== undefined; id = parentOf.get(id)) {
+      const node = byId.get(id);
+      const { url, functionName } = node.callFrame;
+      if (functionName === '(root)' || functionName === '(idle)') continue;
+      if (url && !url.startsWith('node:')) fns.add(keyOf(node));
+      pkgs.add(category(url, functionName || '(anonymous)'));
+    }
+    for (const k of fns) totalFn.set(k, (totalFn.get(k) ?? 0) + delta);
+    for (const k of pkgs) totalPkg.set(k, (totalPkg.get(k) ?? 0) + delta);
+  };
+  const inWindow = (ms) => windows.length === 0 || windows.some(([from, to]) => ms >= from && ms <= to);
+  let atUs = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    atUs += profile.timeDeltas[i] ?? 0;
+    if (!inWindow(atUs / 1000)) continue;
+    const delta = profile.timeDeltas[i + 1] ?? 0;
+    selfUs.set(profile.samples[i], (selfUs.get(profile.samples[i]) ?? 0) + delta);
+    addInclusive(profile.samples[i], delta);
+  }
+  const functions = new Map();
+  const packages = new Map();
+  let totalUs = 0;
+  let idleUs = 0;
+  for (const [id, us] of selfUs) {
+    const node = byId.get(id);
+    const { functionName, url } = node.callFrame;
+    const name = functionName || '(anonymous)';
+    totalUs += us;
+    if (name === '(idle)') {
+      idleUs += us;
+      continue;
+    }
+    const key = keyOf(node);
+    functions.set(key, (functions.get(key) ?? 0) + us);
+    const cat = category(url, name);
+    packages.set(cat, (packages.get(cat) ?? 0) + us);
+  }
+  const busyUs = totalUs - idleUs;
+  const rank = (map) =>
+    [...map.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, us]) => ({
+        name,
+        ms: Math.round(us / 1000),
+        percent: Math.round((us / busyUs) * 1000) / 10,
+      }));
+  return {
+    file,
+    windows: windows.map(([from, to]) => [Math.round(from), Math.round(to)]),
+    totalMs: Math.round(totalUs / 1000),
+    busyMs: Math.round(busyUs / 1000),
+    idleMs: Math.round(idleUs / 1000),
+    functions: rank(functions),
+    packages: rank(packages),
+    inclusiveFunctions: rank(totalFn),
+    inclusivePackages: rank(totalPkg),
+  };
+}
+
+export function formatProfile(summary) {
+  const lines = [];
+  lines.push(
+    `CPU profile of the service (${summary.file}), measured runs only: ${summary.busyMs} ms busy, ` +
+      `${summary.idleMs} ms idle; self time, % of busy`,
+  );
+  lines.push('', 'By package:');
+  for (const p of summary.packages.slice(0, 20))
+    lines.push(`  ${String(p.percent).padStart(5)}%  ${String(p.ms).padStart(7)} ms  ${p.name}`);
+  lines.push('', 'By function:');
+  for (const f of summary.functions)
+    lines.push(`  ${String(f.percent).padStart(5)}%  ${String(f.ms).padStart(7)} ms  ${f.name}`);
+  lines.push('', 'Inclusive time (the function or package and all it calls), by package:');
+  for (const p of summary.inclusivePackages.slice(0, 20))
+    lines.push(`  ${String(p.percent).padStart(5)}%  ${String(p.ms).padStart(7)} ms  ${p.name}`);
+  lines.push('', 'Inclusive time by function:');
+  for (const f of summary.inclusiveFunctions)
+    lines.push(`  ${String(f.percent).padStart(5)}%  ${String(f.ms).padStart(7)} ms  ${f.name}`);
+  return lines.join('\n');
+}

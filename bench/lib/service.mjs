@@ -1,0 +1,147 @@
+/* global process, performance, setTimeout */
+// The service under test as a separate process (`node dist/src/main.js`), exactly as `npm start`
+// runs it, plus the small HTTP client the bench uses for set-up calls.
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { Agent, request } from 'undici';
+import { spawnTracked, stopChild, waitForExit } from './processes.mjs';
+
+/** Variables the bench decides; any value in the caller's environment is not passed on. */
+const OWNED_VARIABLES = [
+  'NODE_ENV',
+  'PORT',
+  'HOST',
+  'DATA_DIR',
+  'DATABASE_URL',
+  'DB_MIGRATE_ON_START',
+  'LOG_LEVEL',
+  'JWT_SECRET',
+  'SECRETS_KEY',
+  'BOOTSTRAP_ADMIN_EMAIL',
+  'BOOTSTRAP_ADMIN_PASSWORD',
+  'BOOTSTRAP_ADMIN_TENANT',
+  'RATE_LIMIT_API_PER_MINUTE',
+  'RATE_LIMIT_LOGIN_PER_MINUTE',
+  'TRUST_PROXY',
+  'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
+  'WEBHOOK_PROXY_URL',
+  'NODE_EXTRA_CA_CERTS',
+  'NODE_OPTIONS',
+];
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const agent = new Agent({ connections: 16, keepAliveTimeout: 30_000 });
+
+export async function closeHttpClient() {
+  await agent.close();
+}
+
+/** One call to the service: { status, body (parsed JSON when possible), text }. */
+export async function call(base, method, path, { token, body, timeoutMs = 30_000 } = {}) {
+  const headers = { accept: 'application/hal+json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await request(base + path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    dispatcher: agent,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+  });
+  const text = await res.body.text();
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.statusCode, body: json, text };
+}
+
+function tail(file, lines = 15) {
+  try {
+    return readFileSync(file, 'utf8').trim().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+/**
+ * Starts the service and waits for /health/ready. `env` is what the bench sets; `nodeArgs` e.g.
+ * --cpu-prof. Resolves to { child, base, logFile, stop() }.
+ */
+export async function startService({
+  repoRoot,
+  dataDir,
+  logFile,
+  env,
+  nodeArgs = [],
+  readyTimeoutMs = 120_000,
+}) {
+  const port = await freePort();
+  const childEnv = { ...process.env };
+  for (const name of OWNED_VARIABLES) delete childEnv[name];
+  Object.assign(childEnv, env, { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir });
+  const log = openSync(logFile, 'a');
+  const spawnedAt = performance.timeOrigin + performance.now();
+  const child = spawnTracked(
+    'service',
+    process.execPath,
+    [...nodeArgs, join(repoRoot, 'dist/src/main.js')],
+    { cwd: repoRoot, env: childEnv, stdio: ['ignore', log, log] },
+    // Graceful shutdown: HTTP, in-flight deliveries (SHUTDOWN_GRACE_MS), then embedded PostgreSQL.
+    30_000,
+  );
+  closeSync(log);
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + readyTimeoutMs;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(
+        `the service exited during start-up (${child.signalCode ?? child.exitCode}):\n${tail(logFile)}`,
+      );
+    try {
+      const res = await call(base, 'GET', '/health/ready', { timeoutMs: 2000 });
+      if (res.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline)
+      throw new Error(`the service was not ready within ${readyTimeoutMs} ms:\n${tail(logFile)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    child,
+    base,
+    logFile,
+    pid: child.pid,
+    spawnedAt,
+    stop: async () => {
+      await stopChild(child, 30_000);
+      return waitForExit(child, 1000);
+    },
+  };
+}
+
+/** The embedded server's URL, from the files the service keeps in DATA_DIR. */
+export function embeddedDatabaseUrl(dataDir) {
+  const pidFile = join(dataDir, 'pg', 'postmaster.pid');
+  const passwordFile = join(dataDir, 'pg-password');
+  if (!existsSync(pidFile) || !existsSync(passwordFile))
+    throw new Error(`no embedded PostgreSQL in ${dataDir} (is DATABASE_URL set for the service?)`);
+  const port = Number(readFileSync(pidFile, 'utf8').split('\n')[3]);
+  const password = readFileSync(passwordFile, 'utf8').trim();
+  return `postgres://postgres:${password}@127.0.0.1:${port}/partner_integration`;
+}
