@@ -8,6 +8,8 @@ import { JwtKeyProvider } from '../jwt-key.provider';
 import { UserCheckService } from '../user-check.service';
 
 const MAX_ID = 2_147_483_647;
+const MAX_CACHED_TOKENS = 10_000;
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const invalid = () => new UnauthorizedException('Invalid or expired token');
 
 type Claims = TokenClaims & { exp?: unknown };
@@ -31,6 +33,11 @@ interface StrategyRun {
 @Injectable()
 export class JwtAuthGuard implements CanActivate {
   private readonly strategy: JwtStrategy;
+  /**
+   * Tokens already verified, by their exact text (signature included), so a tampered token never
+   * matches; expiry is checked again on every use. Saves an HMAC and a JSON parse per request.
+   */
+  private readonly verified = new Map<string, Claims>();
 
   constructor(
     private readonly reflector: Reflector,
@@ -56,13 +63,30 @@ export class JwtAuthGuard implements CanActivate {
     ]);
     if (isPublic) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest & { user?: AuthenticatedUser }>();
-    const claims = await this.verify(request);
+    const claims = await this.claimsOf(request);
     // Our tokens always expire (contract section 3) and name a user by its integer id.
     const id = Number(claims?.sub);
     if (!claims || typeof claims.exp !== 'number' || !Number.isInteger(id) || id < 1 || id > MAX_ID)
       throw invalid();
     request.user = await this.userCheck.check(id);
     return true;
+  }
+
+  private async claimsOf(request: FastifyRequest): Promise<Claims | undefined> {
+    const header = request.headers.authorization;
+    const token = typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined;
+    const cached = token === undefined ? undefined : this.verified.get(token);
+    if (cached) {
+      if (typeof cached.exp === 'number' && cached.exp * 1000 > Date.now()) return cached;
+      this.verified.delete(token!);
+      return undefined;
+    }
+    const claims = await this.verify(request);
+    if (claims && token) {
+      if (this.verified.size >= MAX_CACHED_TOKENS) this.verified.clear();
+      this.verified.set(token, claims);
+    }
+    return claims;
   }
 
   private verify(request: FastifyRequest): Promise<Claims | undefined> {

@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import type { AppConfig } from '../../config/configuration';
+import { FixedWindowThrottlerStorage } from './fixed-window.storage';
 import { API_THROTTLER, LOGIN_THROTTLER } from './rate-limit.decorators';
 
 const MINUTE_MS = 60_000;
@@ -23,7 +24,9 @@ const MINUTE_MS = 60_000;
           // Given the URL, the storage owns the connection and closes it on shutdown.
           storage: redisUrl
             ? new ThrottlerStorageRedisService(redisUrl, { maxRetriesPerRequest: 2 })
-            : undefined,
+            : new FixedWindowThrottlerStorage(),
+          // The contract's only rate-limit header is Retry-After on a 429 (set by the guard).
+          setHeaders: false,
         };
       },
     }),

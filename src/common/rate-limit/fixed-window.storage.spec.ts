@@ -1,0 +1,54 @@
+import { FixedWindowThrottlerStorage } from './fixed-window.storage';
+
+describe('FixedWindowThrottlerStorage', () => {
+  let storage: FixedWindowThrottlerStorage;
+  beforeEach(() => {
+    jest.useFakeTimers({ now: new Date('2026-11-21T10:00:00.000Z') });
+    storage = new FixedWindowThrottlerStorage();
+  });
+  afterEach(() => {
+    storage.onApplicationShutdown();
+    jest.useRealTimers();
+  });
+
+  it('counts up to the limit, then blocks for the block duration', async () => {
+    for (let i = 1; i <= 3; i++) {
+      await expect(storage.increment('k', 60_000, 3, 60_000)).resolves.toMatchObject({
+        totalHits: i,
+        isBlocked: false,
+      });
+    }
+    await expect(storage.increment('k', 60_000, 3, 60_000)).resolves.toMatchObject({
+      isBlocked: true,
+      timeToBlockExpire: 60,
+    });
+    jest.advanceTimersByTime(59_000);
+    await expect(storage.increment('k', 60_000, 3, 60_000)).resolves.toMatchObject({
+      isBlocked: true,
+      timeToBlockExpire: 1,
+    });
+  });
+
+  it('starts a new window after the ttl, once the block is over', async () => {
+    for (let i = 0; i < 4; i++) await storage.increment('k', 60_000, 3, 60_000);
+    jest.advanceTimersByTime(60_001);
+    await expect(storage.increment('k', 60_000, 3, 60_000)).resolves.toMatchObject({
+      totalHits: 1,
+      isBlocked: false,
+    });
+  });
+
+  it('keeps keys apart', async () => {
+    for (let i = 0; i < 4; i++) await storage.increment('a', 60_000, 3, 60_000);
+    await expect(storage.increment('b', 60_000, 3, 60_000)).resolves.toMatchObject({
+      totalHits: 1,
+      isBlocked: false,
+    });
+  });
+
+  it('sweeps windows that ended', async () => {
+    await storage.increment('k', 1_000, 3, 1_000);
+    jest.advanceTimersByTime(2_500);
+    expect((storage as unknown as { windows: Map<string, unknown> }).windows.size).toBe(0);
+  });
+});
