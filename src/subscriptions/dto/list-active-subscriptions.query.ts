@@ -1,9 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsNotEmpty, IsOptional, IsString } from 'class-validator';
+import { IsBoolean, IsOptional } from 'class-validator';
 import { PageQueryDto } from '../../common/paging/page-query.dto';
-import { MAX_STRING_LENGTH } from '../../common/reference/enums';
-import { MaxChars, NoControlCharacters } from './text-rules';
+import { TenantFilter } from './list-subscriptions.query';
 
 // Only the two words are booleans; "1", "TRUE", "" or a repeated parameter stay as they are and fail.
 const toBoolean = ({ value }: { value: unknown }) =>
@@ -23,17 +22,6 @@ export class ListActiveSubscriptionsQueryDto extends PageQueryDto {
   @IsBoolean({ message: 'active must be true or false' })
   active?: boolean;
 
-  @ApiPropertyOptional({
-    type: String,
-    minLength: 1,
-    maxLength: MAX_STRING_LENGTH,
-    description: 'Administrators only: narrows the list to one tenant (a 400 for anyone else)',
-    example: 'acme',
-  })
-  @IsOptional()
-  @IsString({ message: 'tenant must be a single string' })
-  @IsNotEmpty({ message: 'tenant must not be empty' })
-  @MaxChars(MAX_STRING_LENGTH)
-  @NoControlCharacters()
+  @TenantFilter()
   tenant?: string;
 }

@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsOptional, IsString } from 'class-validator';
 import { SortedPageQueryDto } from '../../common/paging/page-query.dto';
@@ -12,6 +13,23 @@ export const SUBSCRIPTION_SORT_FIELDS = {
   createdAt: 'created_at',
   updatedAt: 'updated_at',
 } as const;
+
+/** Administrators only: narrows a list to one tenant (contract section 3); both lists take it. */
+export const TenantFilter = () =>
+  applyDecorators(
+    ApiPropertyOptional({
+      type: String,
+      minLength: 1,
+      maxLength: MAX_STRING_LENGTH,
+      description: 'Administrators only: narrows the list to one tenant (a 400 for anyone else)',
+      example: 'acme',
+    }),
+    IsOptional(),
+    IsString({ message: 'tenant must be a single string' }),
+    IsNotEmpty({ message: 'tenant must not be empty' }),
+    MaxChars(MAX_STRING_LENGTH),
+    NoControlCharacters(),
+  );
 
 /** GET /webhooks/subscriptions?page&size&sort&index (+ tenant for administrators). */
 export class ListSubscriptionsQueryDto extends SortedPageQueryDto {
@@ -28,18 +46,6 @@ export class ListSubscriptionsQueryDto extends SortedPageQueryDto {
   @NoControlCharacters()
   index?: string;
 
-  /** Administrators only: narrows the list to one tenant (contract section 3). */
-  @ApiPropertyOptional({
-    type: String,
-    minLength: 1,
-    maxLength: MAX_STRING_LENGTH,
-    description: 'Administrators only: narrows the list to one tenant (a 400 for anyone else)',
-    example: 'acme',
-  })
-  @IsOptional()
-  @IsString({ message: 'tenant must be a single string' })
-  @IsNotEmpty({ message: 'tenant must not be empty' })
-  @MaxChars(MAX_STRING_LENGTH)
-  @NoControlCharacters()
+  @TenantFilter()
   tenant?: string;
 }
