@@ -12,6 +12,10 @@ import {
 import { STATUS_CODES } from 'node:http';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../common/paging/page-query.dto';
 
+/** A UTC timestamp property, YYYY-MM-DDTHH:mm:ss.sssZ (contract section 4). */
+export const ApiDateTime = (description: string, example = '2026-11-21T10:00:00.000Z') =>
+  ApiProperty({ type: String, format: 'date-time', description, example });
+
 /** OpenAPI schemas of the shared shapes (contract section 4); the TypeScript types live in common/. */
 @ApiSchema({ name: 'HalLink', description: 'A HAL link: a path relative to the base address' })
 export class HalLinkSchema {
@@ -41,12 +45,7 @@ export class FieldErrorSchema {
   description: 'The one error body of the API (every 4xx and 5xx). Never a stack trace or SQL.',
 })
 export class ErrorBodySchema {
-  @ApiProperty({
-    type: String,
-    format: 'date-time',
-    description: 'When the error happened (UTC, YYYY-MM-DDTHH:mm:ss.sssZ)',
-    example: '2026-11-21T10:00:00.000Z',
-  })
+  @ApiDateTime('When the error happened (UTC, YYYY-MM-DDTHH:mm:ss.sssZ)')
   timestamp: string;
   @ApiProperty({
     type: 'integer',

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { halLinks, HalLink, HalLinks } from '../../common/hal/hal';
 import { DeliveryStatus, WebhookEvent } from '../../common/reference/enums';
-import { HalLinkSchema } from '../../docs/schemas';
+import { HalLinkSchema, ApiDateTime } from '../../docs/schemas';
 import type { WebhookDelivery } from '../webhook-delivery.entity';
 
 /** HAL links of a delivery record (documentation only). */
@@ -66,19 +66,9 @@ export class DeliveryResponse {
     example: null,
   })
   errorMessage: string | null;
-  @ApiProperty({
-    type: String,
-    format: 'date-time',
-    description: 'Time of sending',
-    example: '2026-11-21T10:00:00.120Z',
-  })
+  @ApiDateTime('Time of sending', '2026-11-21T10:00:00.120Z')
   sentAt: string;
-  @ApiProperty({
-    type: String,
-    format: 'date-time',
-    description: 'Record creation time',
-    example: '2026-11-21T10:00:00.250Z',
-  })
+  @ApiDateTime('Record creation time', '2026-11-21T10:00:00.250Z')
   createdAt: string;
   @ApiProperty({ type: DeliveryLinks, description: 'HAL links' }) _links: HalLinks;
 }

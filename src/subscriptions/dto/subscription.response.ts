@@ -1,7 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { halLinks, HalLinks, HalLink } from '../../common/hal/hal';
 import { MAX_OBSERVATIONS_LENGTH, MAX_STRING_LENGTH, WebhookEvent } from '../../common/reference/enums';
-import { HalLinkSchema } from '../../docs/schemas';
+import { HalLinkSchema, ApiDateTime } from '../../docs/schemas';
 import type { Subscription } from '../subscription.entity';
 
 /** What the service reads: never the encrypted header value. */
@@ -77,19 +77,9 @@ export class SubscriptionResponse {
     example: 'X-Webhook-Secret',
   })
   headerName: string | null;
-  @ApiProperty({
-    type: String,
-    format: 'date-time',
-    description: 'When it was created (assigned)',
-    example: '2026-11-21T10:00:00.000Z',
-  })
+  @ApiDateTime('When it was created (assigned)')
   createdAt: string;
-  @ApiProperty({
-    type: String,
-    format: 'date-time',
-    description: 'When it was last changed (assigned)',
-    example: '2026-11-21T10:00:00.000Z',
-  })
+  @ApiDateTime('When it was last changed (assigned)')
   updatedAt: string;
   @ApiProperty({ type: SubscriptionLinks, description: 'HAL links' }) _links: HalLinks;
 }

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { halLinks, HalLinks } from '../../common/hal/hal';
 import { UserRole } from '../../common/reference/enums';
-import { SelfLinksSchema } from '../../docs/schemas';
+import { SelfLinksSchema, ApiDateTime } from '../../docs/schemas';
 import type { User } from '../user.entity';
 
 /** A user as the admin endpoints return it: never the password or its hash. */
@@ -28,19 +28,9 @@ export class UserResponse {
   @ApiProperty({ type: String, description: 'User name', example: 'Maria Silva' }) userName: string;
   @ApiProperty({ type: Boolean, description: 'A disabled user cannot log in', example: true })
   enabled: boolean;
-  @ApiProperty({
-    type: String,
-    format: 'date-time',
-    description: 'When it was created (assigned)',
-    example: '2026-11-21T10:00:00.000Z',
-  })
+  @ApiDateTime('When it was created (assigned)')
   createdAt: string;
-  @ApiProperty({
-    type: String,
-    format: 'date-time',
-    description: 'When it was last changed (assigned)',
-    example: '2026-11-21T10:00:00.000Z',
-  })
+  @ApiDateTime('When it was last changed (assigned)')
   updatedAt: string;
   @ApiProperty({ type: SelfLinksSchema, description: 'HAL links' }) _links: HalLinks;
 }
