@@ -8,9 +8,6 @@ import { buildService, ServiceProcess } from './support/service-process';
 import { testCa } from './support/test-ca';
 import { uniq } from './support/test-app';
 
-// The e2e project's testTimeout is not applied per project (jest 30): set it here.
-jest.setTimeout(60_000);
-
 const ADMIN = { email: 'admin@example.com', password: 'admin-password-1' };
 const SECRETS_KEY = randomBytes(32).toString('base64');
 

@@ -5,9 +5,6 @@ import { Receiver } from './support/receiver';
 import { testCa } from './support/test-ca';
 import type { TestApp, TestUser } from './support/test-app';
 
-// The e2e project's testTimeout is not applied per project (jest 30): set it here.
-jest.setTimeout(60_000);
-
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('GET /webhooks/subscriptions/{id}/deliveries', () => {

@@ -14,9 +14,6 @@ import { testCa } from './support/test-ca';
 import type { TestApp } from './support/test-app';
 import { uniq } from './support/test-app';
 
-// The e2e project's testTimeout is not applied per project (jest 30): set it here.
-jest.setTimeout(60_000);
-
 const TIMEOUT_MS = 700;
 
 describe('Dispatcher: per-receiver in-flight caps', () => {

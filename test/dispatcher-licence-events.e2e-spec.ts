@@ -2,9 +2,6 @@ import { UserRole } from '../src/common/reference/enums';
 import { licence } from './support/dispatcher';
 import { startTestApp, TestApp, TestUser, uniq } from './support/test-app';
 
-// The e2e project's testTimeout is not applied per project (jest 30): set it here.
-jest.setTimeout(60_000);
-
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const error = { message: 'Plan has no seats left', type: 'PlanCapacityExceededException' };
 const withLicence = (overrides: Record<string, unknown>, omit?: string) => {

@@ -5,9 +5,6 @@ import { dataSourceOptions } from '../src/database/data-source.options';
 import { runMigrations } from '../src/database/migrate';
 import { adminQuery, ADMIN_URL_ENV, RUN_PREFIX_ENV, withDatabase } from './support/database';
 
-// The e2e project's testTimeout is not applied per project (jest 30): set it here.
-jest.setTimeout(60_000);
-
 const DISPATCHER_TABLES = ['webhook_deliveries', 'webhook_events', 'webhook_jobs'];
 
 describe('migration CreateDispatcher', () => {

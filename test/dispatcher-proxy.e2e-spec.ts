@@ -9,9 +9,6 @@ import { testCa } from './support/test-ca';
 import type { TestApp } from './support/test-app';
 import { uniq } from './support/test-app';
 
-// The e2e project's testTimeout is not applied per project (jest 30): set it here.
-jest.setTimeout(60_000);
-
 /** A minimal HTTP CONNECT proxy that records the targets it tunnels to. */
 async function startProxy(): Promise<{ server: Server; port: number; targets: string[] }> {
   const targets: string[] = [];

@@ -9,9 +9,6 @@ import { Receiver } from './support/receiver';
 import { testCa } from './support/test-ca';
 import { uniq } from './support/test-app';
 
-// The e2e project's testTimeout is not applied per project (jest 30): set it here.
-jest.setTimeout(60_000);
-
 /** Queries a database the app under test no longer holds. */
 async function query<T = Record<string, any>>(
   url: string,

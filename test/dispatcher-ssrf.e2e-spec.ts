@@ -13,9 +13,6 @@ import { testCa } from './support/test-ca';
 import type { TestApp } from './support/test-app';
 import { uniq } from './support/test-app';
 
-// The e2e project's testTimeout is not applied per project (jest 30): set it here.
-jest.setTimeout(60_000);
-
 describe('Dispatcher: SSRF guard (WEBHOOK_ALLOW_PRIVATE_NETWORKS=false)', () => {
   let t: TestApp;
   let hook: Receiver;

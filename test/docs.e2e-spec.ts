@@ -2,9 +2,6 @@ import { randomInt } from 'node:crypto';
 import type { Response } from 'supertest';
 import { startTestApp, TestApp } from './support/test-app';
 
-// The e2e project's testTimeout is not applied per project (jest 30): set it here.
-jest.setTimeout(60_000);
-
 const HAL = 'application/hal+json;charset=UTF-8';
 const API_LIMIT = 2;
 

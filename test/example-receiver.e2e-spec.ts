@@ -7,9 +7,6 @@ import { licence, sleep, startDispatcherApp } from './support/dispatcher';
 import { testCa } from './support/test-ca';
 import type { TestApp, TestUser } from './support/test-app';
 
-// The e2e project's testTimeout is not applied per project (jest 30): set it here.
-jest.setTimeout(60_000);
-
 const HEADER_NAME = 'X-Webhook-Secret';
 const SECRET = 's3cret-shared-value';
 

@@ -5,9 +5,6 @@ import { dataSourceOptions } from '../src/database/data-source.options';
 import { runMigrations } from '../src/database/migrate';
 import { adminQuery, ADMIN_URL_ENV, RUN_PREFIX_ENV, withDatabase } from './support/database';
 
-// The e2e project's testTimeout is not applied per project: app start-up can take longer than 5 s.
-jest.setTimeout(60_000);
-
 const SUBSCRIPTION_INDEXES = [
   'IDX_subscriptions_name_trgm',
   'IDX_subscriptions_tenant_active_id',

@@ -10,9 +10,6 @@ import type { Response } from 'supertest';
 import { validateEvent } from '../examples/receiver/receiver';
 import { startTestApp, TestApp, TestUser, uniq } from './support/test-app';
 
-// The e2e project's testTimeout is not applied per project (jest 30): set it here.
-jest.setTimeout(60_000);
-
 type Json = any;
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;

@@ -1,9 +1,6 @@
 import type { Response } from 'supertest';
 import { startTestApp, TestApp, TestUser } from './support/test-app';
 
-// The e2e project's testTimeout is not applied per project: app start-up can take longer than 5 s.
-jest.setTimeout(60_000);
-
 const PATH = '/webhooks/subscriptions';
 const HAL = 'application/hal+json;charset=UTF-8';
 

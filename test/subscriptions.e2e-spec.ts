@@ -3,9 +3,6 @@ import { SecretBox } from '../src/common/crypto/secret-box';
 import { UserRole } from '../src/common/reference/enums';
 import { startTestApp, TestApp, TestUser, uniq } from './support/test-app';
 
-// The e2e project's testTimeout is not applied per project: app start-up can take longer than 5 s.
-jest.setTimeout(60_000);
-
 const PATH = '/webhooks/subscriptions';
 const HAL = 'application/hal+json;charset=UTF-8';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
