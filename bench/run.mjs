@@ -54,6 +54,8 @@ const { values: args } = parseArgs({
     hold: { type: 'boolean', default: false },
     // Exit 1 when a figure failed with an error (not when it is merely not built yet).
     strict: { type: 'boolean', default: false },
+    // Diagnostics: extra node options for the service process, e.g. "--max-semi-space-size=4".
+    'node-args': { type: 'string' },
   },
 });
 const mode = args.quick ? 'quick' : 'full';
@@ -960,7 +962,10 @@ async function main() {
     repoRoot,
     dataDir,
     logFile: join(tmp, 'service.log'),
-    nodeArgs: args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [],
+    nodeArgs: [
+      ...(args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []),
+      ...(args['node-args']?.split(/\s+/).filter(Boolean) ?? []),
+    ],
     env: {
       NODE_ENV: 'production',
       LOG_LEVEL: 'warn',

@@ -1,11 +1,29 @@
 /* global process, performance, setTimeout */
-// The service under test as a separate process (`node dist/src/main.js`), exactly as `npm start`
-// runs it, plus the small HTTP client the bench uses for set-up calls.
+// The service under test as a separate process, exactly as `npm start` runs it (startCommand),
+// plus the small HTTP client the bench uses for set-up calls.
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { spawnTracked, stopChild, waitForExit } from './processes.mjs';
+
+/**
+ * How `npm start` runs the service (package.json): its variables and node options, e.g.
+ * `MALLOC_TRIM_THRESHOLD_=131072 node --max-old-space-size=256 dist/src/main.js`. The bench runs
+ * the same command without npm in between, so the measured process is the service itself.
+ */
+export function startCommand(repoRoot) {
+  const script = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).scripts.start;
+  const match = /^((?:[A-Za-z_][A-Za-z0-9_]*=\S+\s+)*)node\s+((?:--\S+\s+)*)(\S+)$/.exec(script.trim());
+  if (!match) throw new Error(`cannot read the start script of package.json: ${script}`);
+  const env = Object.fromEntries(
+    match[1]
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
+  return { env, nodeArgs: match[2].split(/\s+/).filter(Boolean), script: match[3] };
+}
 
 /** Variables the bench decides; any value in the caller's environment is not passed on. */
 const OWNED_VARIABLES = [
@@ -91,15 +109,16 @@ export async function startService({
   readyTimeoutMs = 120_000,
 }) {
   const port = await freePort();
+  const start = startCommand(repoRoot);
   const childEnv = { ...process.env };
   for (const name of OWNED_VARIABLES) delete childEnv[name];
-  Object.assign(childEnv, env, { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir });
+  Object.assign(childEnv, start.env, env, { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir });
   const log = openSync(logFile, 'a');
   const spawnedAt = performance.timeOrigin + performance.now();
   const child = spawnTracked(
     'service',
     process.execPath,
-    [...nodeArgs, join(repoRoot, 'dist/src/main.js')],
+    [...start.nodeArgs, ...nodeArgs, join(repoRoot, start.script)],
     { cwd: repoRoot, env: childEnv, stdio: ['ignore', log, log] },
     // Graceful shutdown: HTTP, in-flight deliveries (SHUTDOWN_GRACE_MS), then embedded PostgreSQL.
     30_000,

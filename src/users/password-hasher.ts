@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import argon2 from 'argon2';
 
 /**
@@ -7,11 +8,45 @@ import argon2 from 'argon2';
  */
 const ARGON2_OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
-export const hashPassword = (password: string): Promise<string> => argon2.hash(password, ARGON2_OPTIONS);
+/**
+ * At most this many hashes at once (one per core): more only queue inside libuv's thread pool,
+ * where they would hold back the DNS look-ups and file reads of everything else, and each one
+ * holds 19 MiB while it runs.
+ */
+export const MAX_CONCURRENT_HASHES = Math.max(1, availableParallelism());
+
+/** A first-come, first-served gate of `limit` places. */
+export class ConcurrencyGate {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly limit: number) {}
+
+  get active(): number {
+    return this.running;
+  }
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.running++;
+    try {
+      return await work();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running--;
+    }
+  }
+}
+
+const gate = new ConcurrencyGate(MAX_CONCURRENT_HASHES);
+
+export const hashPassword = (password: string): Promise<string> =>
+  gate.run(() => argon2.hash(password, ARGON2_OPTIONS));
 
 export const verifyPassword = async (hash: string, password: string): Promise<boolean> => {
   try {
-    return await argon2.verify(hash, password);
+    return await gate.run(() => argon2.verify(hash, password));
   } catch {
     return false;
   }
