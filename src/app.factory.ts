@@ -10,7 +10,7 @@ import { sendError } from './common/errors/all-exceptions.filter';
 import { HAL_CONTENT_TYPE } from './common/hal/hal';
 import { ServiceFastifyAdapter } from './common/http/service-fastify.adapter';
 import { JsonLogger } from './common/logging/logger';
-import { requestContext, requestIdFor } from './common/request-id/request-id';
+import { requestIdFor } from './common/request-id/request-id';
 import { setupOpenApi } from './docs/openapi';
 import type { AppConfig } from './config/configuration';
 
@@ -24,7 +24,7 @@ export const BODY_LIMIT_BYTES = 1_048_576;
 function applyWireConventions(fastify: FastifyInstance, logger: Pino): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('X-Request-Id', request.id);
-    requestContext.run({ requestId: String(request.id) }, done);
+    done();
   });
   fastify.addHook('onSend', async (_request, reply, payload) => {
     const type = reply.getHeader('content-type');

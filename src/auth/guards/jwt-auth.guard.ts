@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Injectable, UnauthorizedException } from
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { ExtractJwt, Strategy as JwtStrategy } from 'passport-jwt';
+import { RouteMetadataCache } from '../../common/http/route-metadata';
 import type { AuthenticatedUser, TokenClaims } from '../authenticated-user';
 import { IS_PUBLIC } from '../decorators/public.decorator';
 import { JwtKeyProvider } from '../jwt-key.provider';
@@ -38,12 +39,16 @@ export class JwtAuthGuard implements CanActivate {
    * matches; expiry is checked again on every use. Saves an HMAC and a JSON parse per request.
    */
   private readonly verified = new Map<string, Claims>();
+  private readonly isPublic: RouteMetadataCache<boolean>;
 
   constructor(
-    private readonly reflector: Reflector,
+    reflector: Reflector,
     key: JwtKeyProvider,
     private readonly userCheck: UserCheckService,
   ) {
+    this.isPublic = new RouteMetadataCache(
+      (targets) => reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, targets) === true,
+    );
     this.strategy = new JwtStrategy(
       {
         jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
@@ -57,11 +62,7 @@ export class JwtAuthGuard implements CanActivate {
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
-    if (isPublic) return true;
+    if (this.isPublic.get(context)) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest & { user?: AuthenticatedUser }>();
     const claims = await this.claimsOf(request);
     // Our tokens always expire (contract section 3) and name a user by its integer id.

@@ -1,5 +1,6 @@
 import { CanActivate, ExecutionContext, ForbiddenException, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { RouteMetadataCache } from '../../common/http/route-metadata';
 import type { UserRole } from '../../common/reference/enums';
 import type { AuthenticatedUser } from '../authenticated-user';
 import { ADMIN_ONLY, ROLES } from '../decorators/roles.decorator';
@@ -7,12 +8,17 @@ import { ADMIN_ONLY, ROLES } from '../decorators/roles.decorator';
 /** Global (APP_GUARD, after the JWT guard): @AdminOnly() and @Roles(...) checks. */
 @Injectable()
 export class RolesGuard implements CanActivate {
-  constructor(private readonly reflector: Reflector) {}
+  private readonly rules: RouteMetadataCache<{ adminOnly: boolean; roles: UserRole[] | undefined }>;
+
+  constructor(reflector: Reflector) {
+    this.rules = new RouteMetadataCache((targets) => ({
+      adminOnly: reflector.getAllAndOverride<boolean | undefined>(ADMIN_ONLY, targets) === true,
+      roles: reflector.getAllAndOverride<UserRole[] | undefined>(ROLES, targets),
+    }));
+  }
 
   canActivate(context: ExecutionContext): boolean {
-    const targets = [context.getHandler(), context.getClass()];
-    const adminOnly = this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets);
-    const roles = this.reflector.getAllAndOverride<UserRole[] | undefined>(ROLES, targets);
+    const { adminOnly, roles } = this.rules.get(context);
     if (!adminOnly && !roles) return true;
     const user: AuthenticatedUser | undefined = context.switchToHttp().getRequest().user;
     if (!user) return true; // a @Public() route: nothing to check

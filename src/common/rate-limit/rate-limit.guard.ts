@@ -4,20 +4,15 @@ import {
   ThrottlerException,
   ThrottlerGuard,
   ThrottlerLimitDetail,
-  ThrottlerRequest,
+  ThrottlerOptions,
 } from '@nestjs/throttler';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { API_THROTTLER, LOGIN_RATE_LIMIT, LOGIN_THROTTLER } from './rate-limit.decorators';
+import { RouteMetadataCache } from '../http/route-metadata';
+import { API_THROTTLER, LOGIN_RATE_LIMIT, LOGIN_THROTTLER, NO_RATE_LIMIT } from './rate-limit.decorators';
 
 /** Who a token's requests count against: the token hashed, so the counter key never holds it. */
 export function tokenTracker(token: string): string {
   return 'token:' + createHash('sha256').update(token).digest('base64url').slice(0, 32);
-}
-
-function tokenKey(req: FastifyRequest): string | undefined {
-  const header = req.headers.authorization;
-  if (typeof header !== 'string' || !/^bearer\s+\S/i.test(header)) return undefined;
-  return tokenTracker(header.slice(7).trim());
 }
 
 /**
@@ -29,29 +24,75 @@ export function rateLimitKey(throttler: string, tracker: string): string {
   return `pis:${throttler}:${tracker}`;
 }
 
+/** The one limit that applies to a route, from the module's options (RATE_LIMIT_* variables). */
+interface RouteLimit {
+  name: string;
+  limit: number;
+  ttl: number;
+  byToken: boolean;
+}
+
+const BEARER = /^bearer\s+\S/i;
+const MAX_CACHED_TRACKERS = 10_000;
+
 /**
  * Two limits (spec, Limits): login by client IP (TRUST_PROXY decides whether X-Forwarded-For is
  * believed, through Fastify's trustProxy), everything else by token (by IP when there is none).
- * Routes marked @SkipThrottle() (health, docs) are never limited.
+ * Routes marked @NoRateLimit() (health, docs) are never limited.
+ *
+ * The library's guard counts against the storage it was given (memory or Redis), but its
+ * canActivate looks up six decorator values per named limit on every request and hashes the
+ * tracker each time; here the route's limit is read once per route and a token's hash is kept.
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
-  protected override async handleRequest(props: ThrottlerRequest): Promise<boolean> {
-    const isLogin = this.reflector.getAllAndOverride<boolean>(LOGIN_RATE_LIMIT, [
-      props.context.getHandler(),
-      props.context.getClass(),
-    ]);
-    const name = props.throttler.name;
-    if ((name === LOGIN_THROTTLER && !isLogin) || (name === API_THROTTLER && isLogin)) return true;
-    const getTracker = async (req: Record<string, any>) => {
-      const request = req as FastifyRequest;
-      return (isLogin ? undefined : tokenKey(request)) ?? `ip:${request.ip}`;
-    };
-    return super.handleRequest({
-      ...props,
-      getTracker,
-      generateKey: (_context, tracker, throttler) => rateLimitKey(throttler, tracker),
+  private routeLimits: RouteMetadataCache<RouteLimit | undefined> | undefined;
+  private readonly trackers = new Map<string, string>();
+
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    this.routeLimits ??= new RouteMetadataCache((targets) => {
+      if (this.reflector.getAllAndOverride<boolean | undefined>(NO_RATE_LIMIT, targets)) return undefined;
+      const isLogin =
+        this.reflector.getAllAndOverride<boolean | undefined>(LOGIN_RATE_LIMIT, targets) === true;
+      return this.routeLimit(isLogin ? LOGIN_THROTTLER : API_THROTTLER, !isLogin);
     });
+    const route = this.routeLimits.get(context);
+    if (!route) return true;
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const tracker = (route.byToken ? this.tokenKey(request) : undefined) ?? `ip:${request.ip}`;
+    const key = rateLimitKey(route.name, tracker);
+    const hit = await this.storageService.increment(key, route.ttl, route.limit, route.ttl, route.name);
+    if (hit.isBlocked) {
+      await this.throwThrottlingException(context, {
+        ...hit,
+        limit: route.limit,
+        ttl: route.ttl,
+        key,
+        tracker,
+      });
+    }
+    return true;
+  }
+
+  private routeLimit(name: string, byToken: boolean): RouteLimit {
+    const options = this.throttlers.find((t: ThrottlerOptions) => t.name === name);
+    const limit = options?.limit;
+    const ttl = options?.ttl;
+    if (typeof limit !== 'number' || typeof ttl !== 'number')
+      throw new Error(`the ${name} rate limit needs a numeric limit and ttl`);
+    return { name, limit, ttl, byToken };
+  }
+
+  private tokenKey(request: FastifyRequest): string | undefined {
+    const header = request.headers.authorization;
+    if (typeof header !== 'string' || !BEARER.test(header)) return undefined;
+    const token = header.slice(7).trim();
+    let tracker = this.trackers.get(token);
+    if (tracker === undefined) {
+      if (this.trackers.size >= MAX_CACHED_TRACKERS) this.trackers.clear();
+      this.trackers.set(token, (tracker = tokenTracker(token)));
+    }
+    return tracker;
   }
 
   protected override async throwThrottlingException(

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
@@ -9,6 +8,3 @@ export function requestIdFor(req: IncomingMessage): string {
   const given = req.headers['x-request-id'];
   return typeof given === 'string' && VALID.test(given) ? given : randomUUID();
 }
-
-/** Carries the request id to log lines written outside Fastify's request logger. */
-export const requestContext = new AsyncLocalStorage<{ requestId: string }>();
