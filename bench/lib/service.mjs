@@ -9,12 +9,12 @@ import { spawnTracked, stopChild, waitForExit } from './processes.mjs';
 
 /**
  * How `npm start` runs the service (package.json): its variables and node options, e.g.
- * `MALLOC_TRIM_THRESHOLD_=131072 node --max-old-space-size=256 dist/src/main.js`. The bench runs
+ * `exec env MALLOC_TRIM_THRESHOLD_=131072 node --max-old-space-size=256 dist/src/main.js`. The bench runs
  * the same command without npm in between, so the measured process is the service itself.
  */
 export function startCommand(repoRoot) {
   const script = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).scripts.start;
-  const match = /^((?:[A-Za-z_][A-Za-z0-9_]*=\S+\s+)*)node\s+((?:--\S+\s+)*)(\S+)$/.exec(script.trim());
+  const match = /^(?:exec\s+)?(?:env\s+)?((?:[A-Za-z_][A-Za-z0-9_]*=\S+\s+)*)node\s+((?:--\S+\s+)*)(\S+)$/.exec(script.trim());
   if (!match) throw new Error(`cannot read the start script of package.json: ${script}`);
   const env = Object.fromEntries(
     match[1]
