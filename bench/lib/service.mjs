@@ -14,7 +14,10 @@ import { spawnTracked, stopChild, waitForExit } from './processes.mjs';
  */
 export function startCommand(repoRoot) {
   const script = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).scripts.start;
-  const match = /^(?:exec\s+)?(?:env\s+)?((?:[A-Za-z_][A-Za-z0-9_]*=\S+\s+)*)node\s+((?:--\S+\s+)*)(\S+)$/.exec(script.trim());
+  const match =
+    /^(?:exec\s+)?(?:env\s+)?((?:[A-Za-z_][A-Za-z0-9_]*=\S+\s+)*)node\s+((?:--\S+\s+)*)(\S+)$/.exec(
+      script.trim(),
+    );
   if (!match) throw new Error(`cannot read the start script of package.json: ${script}`);
   const env = Object.fromEntries(
     match[1]
