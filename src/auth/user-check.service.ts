@@ -2,6 +2,7 @@ import { ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/c
 import { ConfigService } from '@nestjs/config';
 import { OnEvent } from '@nestjs/event-emitter';
 import { DataSource } from 'typeorm';
+import { BoundedMap } from '../common/cache/bounded-map';
 import type { AppConfig } from '../config/configuration';
 import { USER_CHANGED } from '../users/users.service';
 import type { AuthenticatedUser } from './authenticated-user';
@@ -18,7 +19,7 @@ interface Entry {
  */
 @Injectable()
 export class UserCheckService {
-  private readonly cache = new Map<number, Entry>();
+  private readonly cache = new BoundedMap<number, Entry>(10_000);
   private readonly ttlMs: number;
 
   constructor(
@@ -33,10 +34,7 @@ export class UserCheckService {
     let entry = this.cache.get(id);
     if (!entry || entry.expiresAt <= now) {
       entry = { user: await this.load(id), expiresAt: now + this.ttlMs };
-      if (this.ttlMs > 0) {
-        if (this.cache.size > 10_000) this.cache.clear();
-        this.cache.set(id, entry);
-      }
+      if (this.ttlMs > 0) this.cache.set(id, entry);
     }
     if (!entry.user) throw new UnauthorizedException('Invalid or expired token');
     if (!entry.user.enabled) throw new ForbiddenException('Account is disabled');

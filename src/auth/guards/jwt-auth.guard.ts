@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Injectable, UnauthorizedException } from
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { ExtractJwt, Strategy as JwtStrategy } from 'passport-jwt';
+import { BoundedMap } from '../../common/cache/bounded-map';
 import { RouteMetadataCache } from '../../common/http/route-metadata';
 import type { AuthenticatedUser, TokenClaims } from '../authenticated-user';
 import { IS_PUBLIC } from '../decorators/public.decorator';
@@ -38,7 +39,7 @@ export class JwtAuthGuard implements CanActivate {
    * Tokens already verified, by their exact text (signature included), so a tampered token never
    * matches; expiry is checked again on every use. Saves an HMAC and a JSON parse per request.
    */
-  private readonly verified = new Map<string, Claims>();
+  private readonly verified = new BoundedMap<string, Claims>(MAX_CACHED_TOKENS);
   private readonly isPublic: RouteMetadataCache<boolean>;
 
   constructor(
@@ -83,10 +84,7 @@ export class JwtAuthGuard implements CanActivate {
       return undefined;
     }
     const claims = await this.verify(request);
-    if (claims && token) {
-      if (this.verified.size >= MAX_CACHED_TOKENS) this.verified.clear();
-      this.verified.set(token, claims);
-    }
+    if (claims && token) this.verified.set(token, claims);
     return claims;
   }
 

@@ -7,6 +7,7 @@ import {
   ThrottlerOptions,
 } from '@nestjs/throttler';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { BoundedMap } from '../cache/bounded-map';
 import { RouteMetadataCache } from '../http/route-metadata';
 import { API_THROTTLER, LOGIN_RATE_LIMIT, LOGIN_THROTTLER, NO_RATE_LIMIT } from './rate-limit.decorators';
 
@@ -46,16 +47,15 @@ const MAX_CACHED_TRACKERS = 10_000;
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
-  private routeLimits: RouteMetadataCache<RouteLimit | undefined> | undefined;
-  private readonly trackers = new Map<string, string>();
+  /** Computed on a route's first request, after onModuleInit has set `throttlers`. */
+  private readonly routeLimits = new RouteMetadataCache<RouteLimit | undefined>((targets) => {
+    if (this.reflector.getAllAndOverride<boolean | undefined>(NO_RATE_LIMIT, targets)) return undefined;
+    const isLogin = this.reflector.getAllAndOverride<boolean | undefined>(LOGIN_RATE_LIMIT, targets) === true;
+    return this.routeLimit(isLogin ? LOGIN_THROTTLER : API_THROTTLER, !isLogin);
+  });
+  private readonly trackers = new BoundedMap<string, string>(MAX_CACHED_TRACKERS);
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    this.routeLimits ??= new RouteMetadataCache((targets) => {
-      if (this.reflector.getAllAndOverride<boolean | undefined>(NO_RATE_LIMIT, targets)) return undefined;
-      const isLogin =
-        this.reflector.getAllAndOverride<boolean | undefined>(LOGIN_RATE_LIMIT, targets) === true;
-      return this.routeLimit(isLogin ? LOGIN_THROTTLER : API_THROTTLER, !isLogin);
-    });
     const route = this.routeLimits.get(context);
     if (!route) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
@@ -88,10 +88,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     if (typeof header !== 'string' || !BEARER.test(header)) return undefined;
     const token = header.slice(7).trim();
     let tracker = this.trackers.get(token);
-    if (tracker === undefined) {
-      if (this.trackers.size >= MAX_CACHED_TRACKERS) this.trackers.clear();
-      this.trackers.set(token, (tracker = tokenTracker(token)));
-    }
+    if (tracker === undefined) this.trackers.set(token, (tracker = tokenTracker(token)));
     return tracker;
   }
 
