@@ -38,17 +38,18 @@ function discardBody(stream, cap) {
 
 function axiosSender() {
   const httpsAgent = new https.Agent({ ...DISPATCH_CLIENT.httpsAgent });
+  const client = axios.create({ ...DISPATCH_CLIENT.axios, httpsAgent });
+  client.defaults.headers = {};
+  for (const key of DISPATCH_CLIENT.removedDefaults) delete client.defaults[key];
   return {
     send: async (url, body) => {
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(), DISPATCH_CLIENT.timeoutMs);
       try {
-        const response = await axios.request({
-          ...DISPATCH_CLIENT.axios,
+        const response = await client.request({
           url: new URL(url).href,
           data: body,
           headers: { ...DISPATCH_CLIENT.headers },
-          httpsAgent,
           signal: controller.signal,
         });
         await discardBody(response.data, DISPATCH_CLIENT.maxResponseBytes);

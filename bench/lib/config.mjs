@@ -66,7 +66,8 @@ export const RECEIVER_PORTS = 4;
 /**
  * The delivery HTTP client of src/dispatcher/webhook-sender.service.ts, mirrored for the raw-client
  * baseline: the same https.Agent options (allowPrivateNetworks=true, no proxy, Node's CAs plus
- * NODE_EXTRA_CA_CERTS), the same axios request options, the same headers, the same total time-out
+ * NODE_EXTRA_CA_CERTS), the same axios instance (these options, and the global defaults the service
+ * removes listed in `removedDefaults`), the same headers, the same total time-out
  * (an AbortController and a timer per request) and the same capped read of the response body.
  */
 export const DISPATCH_CLIENT = {
@@ -80,6 +81,8 @@ export const DISPATCH_CLIENT = {
     validateStatus: () => true,
     transformRequest: [(data) => data],
   },
+  /** Instance defaults the service drops after axios.create (`headers` is replaced by {}). */
+  removedDefaults: ['xsrfCookieName', 'xsrfHeaderName', 'transitional'],
   timeoutMs: 30_000,
   maxResponseBytes: 64 * 1024,
   headers: {
