@@ -5,6 +5,7 @@ import { WebhookWorker } from '../src/dispatcher/webhook-worker.service';
 import {
   createSubscription,
   licence,
+  pendingJobs,
   sleep,
   startDispatcherApp,
   waitForDeliveries,
@@ -62,4 +63,58 @@ describe('Dispatcher: per-receiver in-flight caps', () => {
     const records = await waitForDeliveries(t.dataSource, deadSub.id, 6);
     expect(records.every((r) => r.errorMessage === `timed out after ${TIMEOUT_MS} ms`)).toBe(true);
   }, 30_000);
+});
+
+describe('Dispatcher: jobs claimed ahead of free slots', () => {
+  const TIMEOUT = 4000;
+  let t: TestApp;
+  let dead: Receiver | undefined;
+
+  beforeAll(async () => {
+    // 8 slots, up to 2 in flight per receiver and as many again claimed ahead; sweep every 2 s.
+    t = await startDispatcherApp({ WEBHOOK_TIMEOUT_MS: String(TIMEOUT), WEBHOOK_CONCURRENCY: '8' });
+  });
+  afterAll(async () => {
+    await dead?.close();
+    await t?.close();
+  });
+
+  const leases = (subscriptionId: number) =>
+    t.dataSource.query<{ leased: boolean; attempts: number }[]>(
+      `SELECT leased_by IS NOT NULL AS leased, attempts FROM webhook_jobs WHERE subscription_id = $1 ORDER BY id`,
+      [subscriptionId],
+    );
+
+  it('hands back, unsent and not counted as attempts, jobs that waited behind a receiver that stopped answering', async () => {
+    dead = await Receiver.start(testCa().server, { hang: true });
+    const tenant = uniq('tenant');
+    const sub = await createSubscription(t, { tenant, url: dead.url() });
+    for (let i = 0; i < 6; i++) {
+      await t.app
+        .get(LicenceEventPublisher)
+        .emit(
+          WebhookEvent.LICENCE_CREATED_SUCCESS,
+          new LicenceCreatedSuccessEvent({ tenant, licence: licence() }),
+        );
+    }
+    await dead.waitFor(2);
+    for (let i = 0; i < 50 && (await leases(sub.id)).filter((l) => l.leased).length < 4; i++) await sleep(20);
+    // Two in flight (the receiver's cap) and two more claimed ahead, waiting in this instance.
+    await expect(leases(sub.id)).resolves.toEqual([
+      ...Array.from({ length: 4 }, () => ({ leased: true, attempts: 1 })),
+      { leased: false, attempts: 0 },
+      { leased: false, attempts: 0 },
+    ]);
+
+    // Within a sweep of waiting too long, the two queued jobs are released without being sent; the
+    // receiver is no longer claimed ahead, so they stay free for any instance.
+    await sleep(TIMEOUT / 2 + 1000);
+    expect(dead.receipts).toHaveLength(2);
+    await expect(leases(sub.id)).resolves.toEqual([
+      { leased: true, attempts: 1 },
+      { leased: true, attempts: 1 },
+      ...Array.from({ length: 4 }, () => ({ leased: false, attempts: 0 })),
+    ]);
+    await expect(pendingJobs(t.dataSource, sub.id)).resolves.toBe(6);
+  }, 20_000);
 });

@@ -17,6 +17,14 @@ const MAX_CLAIM_BATCH = 100;
 const FLUSH_MAX = 200;
 const FLUSH_DELAY_MS = 5;
 const RETRY_DELAY_MS = 1000;
+/**
+ * A claimed job waits in the local queue at most this long for a slot. One that waited longer is
+ * released unsent (its receiver is slower than its share of the slots) and that receiver is not
+ * claimed ahead for a while. Far below the lease margin (at least 2 s), so a job never starts late
+ * in its lease; and a subscription deleted meanwhile gets at most this much of a tail.
+ */
+const MAX_QUEUE_WAIT_MS = 500;
+const NO_PREFETCH_FOR_MS = 60_000;
 
 interface ClaimedJob {
   id: string;
@@ -29,6 +37,11 @@ interface ClaimedJob {
   headerValueEncrypted: string | null;
   /** host[:port] of the receiver: the unit of the per-receiver in-flight cap. */
   origin: string;
+}
+
+/** A claimed job waiting in the local queue for a slot, until `sendBy` (performance.now()). */
+interface QueuedJob extends ClaimedJob {
+  sendBy: number;
 }
 
 interface Completion {
@@ -45,7 +58,9 @@ const ORIGIN_SQL = `lower(substring(s.url FROM '^[A-Za-z][A-Za-z0-9+.-]*://([^/?
  * in-flight cap here ($3), then at most the receiver's room ($5/$6, else $4) per receiver, so one
  * busy receiver cannot take the whole batch. One auto-committed statement: no transaction stays
  * open while the HTTP calls run; the lease (DB clock) is what keeps other instances off them.
- * Hand-written because of the locking clause and the window function.
+ * The UPDATE takes the picked ids as an array, so it reads them through the primary key (a join
+ * made the planner hash the whole table), and the rows are joined to their event and subscription
+ * after it. Hand-written because of the locking clause and the window function.
  */
 const CLAIM_SQL = `
   WITH candidates AS MATERIALIZED (
@@ -67,14 +82,19 @@ const CLAIM_SQL = `
     WHERE r.rank <= COALESCE(room.free, $4)
     ORDER BY r.id
     LIMIT $8
+  ), claimed AS (
+    UPDATE webhook_jobs j
+    SET lease_until = now() + $1 * interval '1 millisecond', leased_by = $2, attempts = j.attempts + 1
+    WHERE j.id = ANY (ARRAY(SELECT id FROM picked))
+    RETURNING j.id, j.event_id, j.subscription_id
   )
-  UPDATE webhook_jobs j
-  SET lease_until = now() + $1 * interval '1 millisecond', leased_by = $2, attempts = j.attempts + 1
-  FROM picked p, webhook_events e, subscriptions s
-  WHERE j.id = p.id AND e.id = j.event_id AND s.id = j.subscription_id
-  RETURNING j.id, j.event_id AS "eventId", j.subscription_id AS "subscriptionId",
+  SELECT c.id, c.event_id AS "eventId", c.subscription_id AS "subscriptionId",
     e.event_type AS "eventType", e.payload::text AS payload, s.url, s.header_name AS "headerName",
-    s.header_value_encrypted AS "headerValueEncrypted", ${ORIGIN_SQL} AS origin`;
+    s.header_value_encrypted AS "headerValueEncrypted", ${ORIGIN_SQL} AS origin
+  FROM claimed c
+  JOIN webhook_events e ON e.id = c.event_id
+  JOIN subscriptions s ON s.id = c.subscription_id
+  ORDER BY c.id`;
 
 /**
  * One statement, so atomic: each finished job is deleted and its delivery record written together.
@@ -97,15 +117,25 @@ const COMPLETE_SQL = `
 const RELEASE_SQL = `
   UPDATE webhook_jobs SET lease_until = NULL, leased_by = NULL WHERE leased_by = $1 RETURNING id`;
 
+/** Hands back queued jobs that waited too long, unsent: their claim was not an attempt. */
+const RELEASE_UNSENT_SQL = `
+  UPDATE webhook_jobs SET lease_until = NULL, leased_by = NULL, attempts = attempts - 1
+  WHERE id = ANY ($1::bigint[]) AND leased_by = $2`;
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Delivers pending jobs (contract section 6). A claim runs when a job is published (NOTIFY, on a
- * dedicated LISTEN connection, so every instance hears it), when a slot frees while work may be
+ * dedicated LISTEN connection, so every instance hears it), when room frees while work may be
  * waiting, and on a periodic sweep that takes jobs whose lease ran out. At most WEBHOOK_CONCURRENCY
  * requests are in flight here, at most a quarter of them (rounded up) per receiver (host:port), and
  * one for a receiver whose last attempt got no answer at all: slow or dead receivers cannot take
  * the slots the others need.
+ *
+ * Claims run ahead of the free slots: up to as many jobs again wait in a local queue (per receiver,
+ * up to its in-flight cap), so a slot that frees starts the next delivery at once instead of idling
+ * through a claim's round trip. A queued job is sent within MAX_QUEUE_WAIT_MS of its claim or
+ * handed back unsent.
  */
 @Injectable()
 export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
@@ -113,6 +143,10 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   readonly instanceId = `${hostname().slice(0, 40)}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly concurrency: number;
   readonly perReceiverLimit: number;
+  /** Jobs leased here at once, in flight or queued. */
+  private readonly capacity: number;
+  /** A claim waits until this much room is free, unless slots are idle: fewer, fuller claims. */
+  private readonly minClaim: number;
   /** ≤ WEBHOOK_TIMEOUT_MS + 5 s; with the sweep period (≤ 5 s) a crashed instance's jobs are retried
    * within WEBHOOK_TIMEOUT_MS + 10 s of another instance running (contract section 6). */
   readonly leaseMs: number;
@@ -121,9 +155,13 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly perReceiver = new Map<string, number>();
+  private readonly queue: QueuedJob[] = [];
+  private readonly queuedPerReceiver = new Map<string, number>();
   /** Receivers whose last attempt got no answer, until when they are held to one request in flight. */
   private readonly unresponsive = new Map<string, number>();
   private readonly unresponsiveForMs: number;
+  /** Receivers whose queued jobs waited too long, until when none are claimed ahead for them. */
+  private readonly noPrefetch = new Map<string, number>();
   private readonly interrupt = new AbortController();
   private pending: Completion[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
@@ -146,6 +184,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const webhook = config.getOrThrow('webhook', { infer: true });
     this.concurrency = webhook.concurrency;
     this.perReceiverLimit = Math.max(1, Math.ceil(webhook.concurrency / 4));
+    this.capacity = 2 * webhook.concurrency;
+    this.minClaim = this.perReceiverLimit;
     const margin = Math.min(5000, Math.max(2000, webhook.timeoutMs));
     this.leaseMs = webhook.timeoutMs + margin;
     this.sweepMs = Math.min(5000, Math.max(250, Math.floor(webhook.timeoutMs / 2)));
@@ -156,6 +196,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   async onApplicationBootstrap(): Promise<void> {
     this.started = true;
     this.sweepTimer = setInterval(() => {
+      this.drain(); // also hands back queued jobs that waited too long
       this.backlog = true;
       this.wake();
     }, this.sweepMs);
@@ -171,54 +212,106 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     if (this.claiming) return;
     this.claiming = this.claimLoop().finally(() => {
       this.claiming = undefined;
-      if (this.claimWanted && !this.stopping && this.inFlight.size < this.concurrency) this.wake();
+      if (this.claimWanted && !this.stopping && this.roomToClaim() > 0) this.wake();
     });
+  }
+
+  /** How many more jobs a claim may take now: 0 while the room is too small to be worth a claim. */
+  private roomToClaim(): number {
+    const room = this.capacity - this.inFlight.size - this.queue.length;
+    const idleSlots = this.inFlight.size < this.concurrency && this.queue.length === 0;
+    return room >= this.minClaim || (idleSlots && room > 0) ? room : 0;
   }
 
   private async claimLoop(): Promise<void> {
     while (this.claimWanted && !this.stopping) {
       this.claimWanted = false;
-      const free = this.concurrency - this.inFlight.size;
-      if (free <= 0) {
+      const room = this.roomToClaim();
+      if (room === 0) {
         this.backlog = true; // a finishing delivery claims again
         return;
       }
-      const saturated: string[] = [];
-      const limited: string[] = [];
-      const room: number[] = [];
       const now = Date.now();
       for (const [origin, until] of this.unresponsive) if (until <= now) this.unresponsive.delete(origin);
-      for (const origin of new Set([...this.perReceiver.keys(), ...this.unresponsive.keys()])) {
-        const free = this.limitFor(origin) - (this.perReceiver.get(origin) ?? 0);
+      for (const [origin, until] of this.noPrefetch) if (until <= now) this.noPrefetch.delete(origin);
+      const saturated: string[] = [];
+      const limited: string[] = [];
+      const roomOf: number[] = [];
+      const known = [this.perReceiver, this.queuedPerReceiver, this.unresponsive, this.noPrefetch];
+      for (const origin of new Set(known.flatMap((map) => [...map.keys()]))) {
+        const free = this.heldLimitFor(origin) - this.held(origin);
         if (free <= 0) saturated.push(origin);
         else {
           limited.push(origin);
-          room.push(free);
+          roomOf.push(free);
         }
       }
-      const wanted = Math.min(free, MAX_CLAIM_BATCH);
+      const wanted = Math.min(room, MAX_CLAIM_BATCH);
+      // Measured before the lease is taken, so the local deadline is never later than the lease allows.
+      const sendBy = performance.now() + MAX_QUEUE_WAIT_MS;
       let jobs: ClaimedJob[];
       try {
-        // TypeORM answers an UPDATE with [rows, rowCount].
-        [jobs] = (await this.dataSource.query(CLAIM_SQL, [
+        jobs = (await this.dataSource.query(CLAIM_SQL, [
           this.leaseMs,
           this.instanceId,
           saturated,
-          this.perReceiverLimit,
+          2 * this.perReceiverLimit,
           limited,
-          room,
+          roomOf,
           wanted * 4,
           wanted,
-        ])) as [ClaimedJob[], number];
+        ])) as ClaimedJob[];
       } catch (error) {
         // The sweep tries again; nothing is lost meanwhile.
         this.logger.error({ err: error }, 'claiming webhook jobs failed');
         return;
       }
-      for (const job of jobs) if (!this.inFlight.has(job.id)) this.start(job);
+      for (const job of jobs) {
+        this.queue.push({ ...job, sendBy });
+        this.queuedPerReceiver.set(job.origin, (this.queuedPerReceiver.get(job.origin) ?? 0) + 1);
+      }
+      this.drain();
       this.backlog = jobs.length === wanted || saturated.length > 0 || limited.length > 0;
       if (jobs.length === wanted) this.claimWanted = true;
     }
+  }
+
+  /**
+   * Starts queued jobs, oldest first, while slots are free and their receivers have room; a job of
+   * a saturated receiver does not hold back the others. Jobs past their `sendBy` are handed back.
+   */
+  private drain(): void {
+    if (this.stopping) return;
+    const now = performance.now();
+    const expired: QueuedJob[] = [];
+    for (let i = 0; i < this.queue.length && this.inFlight.size < this.concurrency;) {
+      const job = this.queue[i];
+      const late = job.sendBy < now;
+      if (!late && (this.perReceiver.get(job.origin) ?? 0) >= this.limitFor(job.origin)) {
+        i++;
+        continue;
+      }
+      this.queue.splice(i, 1);
+      const left = this.queuedPerReceiver.get(job.origin)! - 1;
+      if (left > 0) this.queuedPerReceiver.set(job.origin, left);
+      else this.queuedPerReceiver.delete(job.origin);
+      if (late) expired.push(job);
+      else this.start(job);
+    }
+    if (expired.length > 0) void this.releaseUnsent(expired);
+  }
+
+  private async releaseUnsent(jobs: QueuedJob[]): Promise<void> {
+    const until = Date.now() + NO_PREFETCH_FOR_MS;
+    for (const job of jobs) this.noPrefetch.set(job.origin, until);
+    try {
+      await this.dataSource.query(RELEASE_UNSENT_SQL, [jobs.map((job) => job.id), this.instanceId]);
+    } catch (error) {
+      // Their leases run out instead; then they are claimed again.
+      this.logger.error({ err: error, count: jobs.length }, 'handing back queued webhook jobs failed');
+    }
+    this.backlog = true;
+    this.wake();
   }
 
   private start(job: ClaimedJob): void {
@@ -237,9 +330,21 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
         const left = (this.perReceiver.get(job.origin) ?? 1) - 1;
         if (left > 0) this.perReceiver.set(job.origin, left);
         else this.perReceiver.delete(job.origin);
-        if (this.backlog) this.wake();
+        this.drain();
+        if (this.backlog && this.roomToClaim() > 0) this.wake();
       });
     this.inFlight.set(job.id, task);
+  }
+
+  /** Jobs of a receiver leased here: in flight and queued. */
+  private held(origin: string): number {
+    return (this.perReceiver.get(origin) ?? 0) + (this.queuedPerReceiver.get(origin) ?? 0);
+  }
+
+  /** In-flight cap, plus as many again queued unless the receiver is slow or unresponsive. */
+  private heldLimitFor(origin: string): number {
+    const limit = this.limitFor(origin);
+    return this.unresponsive.has(origin) || this.noPrefetch.has(origin) ? limit : 2 * limit;
   }
 
   /** A receiver that did not answer at all (time-out, unreachable) gets one request at a time for a while. */
@@ -357,6 +462,9 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.interrupt.abort();
     await Promise.allSettled(this.inFlight.values());
     await this.flush(2);
+    // Queued jobs were never started: the release below hands them back with the rest.
+    this.queue.length = 0;
+    this.queuedPerReceiver.clear();
     try {
       const [, released] = (await this.dataSource.query(RELEASE_SQL, [this.instanceId])) as [
         unknown[],
