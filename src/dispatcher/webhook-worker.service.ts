@@ -267,6 +267,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
         return;
       }
       for (const job of jobs) {
+        if (this.inFlight.has(job.id)) continue; // only if this process stalled past its lease
         this.queue.push({ ...job, sendBy });
         this.queuedPerReceiver.set(job.origin, (this.queuedPerReceiver.get(job.origin) ?? 0) + 1);
       }
