@@ -9,8 +9,9 @@ import { spawnTracked, stopChild, waitForExit } from './processes.mjs';
 
 /**
  * How `npm start` runs the service (package.json): its variables and node options, e.g.
- * `exec env MALLOC_TRIM_THRESHOLD_=131072 node --max-old-space-size=256 --max-semi-space-size=32 dist/src/main.js`. The bench runs
- * the same command without npm in between, so the measured process is the service itself.
+ * `exec env MALLOC_TRIM_THRESHOLD_=131072 node --max-old-space-size=256 --max-semi-space-size=32
+ * dist/src/main.js`. The bench runs the same command without npm in between, so the measured
+ * process is the service itself.
  */
 export function startCommand(repoRoot) {
   const script = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).scripts.start;
