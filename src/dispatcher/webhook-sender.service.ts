@@ -116,6 +116,9 @@ function discardBody(stream: Readable, cap: number): Promise<void> {
 export class WebhookSender {
   private readonly agent: HttpsAgent | HttpsProxyAgent<string>;
   private readonly http: AxiosInstance;
+  /** The time-out controllers of the requests in flight, for `interruptAll`. */
+  private readonly inFlight = new Set<AbortController>();
+  private interrupted = false;
   private readonly timeoutMs: number;
   private readonly allowPrivateNetworks: boolean;
   private readonly viaProxy: boolean;
@@ -167,13 +170,17 @@ export class WebhookSender {
   }
 
   /**
-   * One attempt. `interrupt` (shutdown) aborts a request that has no answer yet: the result is then
-   * `interrupted` and nothing is recorded for it.
+   * Shutdown: aborts every request that has no answer yet. Their results are `interrupted`, and
+   * nothing is recorded for them. (One set of controllers rather than a listener per request on a
+   * shared signal: an EventTarget checks its listeners for duplicates on every add.)
    */
-  async send(
-    request: DeliveryRequest,
-    interrupt: AbortSignal,
-  ): Promise<DeliveryOutcome | DeliveryInterrupted> {
+  interruptAll(): void {
+    this.interrupted = true;
+    for (const controller of this.inFlight) controller.abort();
+  }
+
+  /** One attempt. */
+  async send(request: DeliveryRequest): Promise<DeliveryOutcome | DeliveryInterrupted> {
     const sentAt = new Date();
     const failed = (errorMessage: string): DeliveryOutcome => ({
       status: DeliveryStatus.FAILED,
@@ -214,8 +221,7 @@ export class WebhookSender {
       timedOut = true;
       controller.abort();
     }, this.timeoutMs);
-    const onInterrupt = () => controller.abort();
-    interrupt.addEventListener('abort', onInterrupt, { once: true });
+    this.inFlight.add(controller);
     try {
       if (this.viaProxy && !this.allowPrivateNetworks) {
         await this.checkResolvedAddresses(url.hostname, controller.signal);
@@ -242,11 +248,11 @@ export class WebhookSender {
       };
     } catch (error) {
       if (timedOut) return failed(`timed out after ${this.timeoutMs} ms`);
-      if (interrupt.aborted) return { interrupted: true };
+      if (this.interrupted) return { interrupted: true };
       return failed(this.describe(error, url.hostname));
     } finally {
       clearTimeout(timer);
-      interrupt.removeEventListener('abort', onInterrupt);
+      this.inFlight.delete(controller);
     }
   }
 

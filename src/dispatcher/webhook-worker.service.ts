@@ -162,7 +162,6 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly unresponsiveForMs: number;
   /** Receivers whose queued jobs waited too long, until when none are claimed ahead for them. */
   private readonly noPrefetch = new Map<string, number>();
-  private readonly interrupt = new AbortController();
   private pending: Completion[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
@@ -318,7 +317,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private start(job: ClaimedJob): void {
     this.perReceiver.set(job.origin, (this.perReceiver.get(job.origin) ?? 0) + 1);
     const run = async () => {
-      const result = await this.sender.send(job, this.interrupt.signal);
+      const result = await this.sender.send(job);
       // Interrupted by shutdown before any answer: no record; released below for another attempt.
       if ('interrupted' in result) return;
       this.noteResponsiveness(job.origin, result);
@@ -460,7 +459,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       clearTimeout(timer);
     }
     const cutOff = this.inFlight.size;
-    this.interrupt.abort();
+    this.sender.interruptAll();
     await Promise.allSettled(this.inFlight.values());
     await this.flush(2);
     // Queued jobs were never started: the release below hands them back with the rest.
