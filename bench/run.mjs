@@ -267,12 +267,20 @@ async function withCpu(name, fn, unitsOf) {
   const app = ctx.baselinePid ? 'baseline' : 'service';
   const meter = cpuMeter().start();
   const result = await fn();
-  const { percent, seconds, wallS } = meter.stop();
+  const { percent, seconds, wallS, mainThread } = meter.stop();
   const units = unitsOf?.(result);
   const msPerUnit = {};
   if (units > 0)
     for (const [group, s] of Object.entries(seconds)) msPerUnit[group] = round((s * 1000) / units, 3);
-  ctx.cpuRuns.push({ name, app, cpu: percent, wallS: round(wallS, 2), units, msPerUnit });
+  ctx.cpuRuns.push({
+    name,
+    app,
+    cpu: percent,
+    wallS: round(wallS, 2),
+    units,
+    msPerUnit,
+    appMainThread: mainThread[app],
+  });
   return result;
 }
 

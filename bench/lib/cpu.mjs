@@ -55,6 +55,23 @@ function machineBusySeconds() {
   }
 }
 
+/**
+ * The main thread's time on a CPU and time spent runnable but waiting for one (seconds), from
+ * /proc/<pid>/task/<pid>/schedstat. For a node process the main thread runs the event loop, so
+ * waiting time is throughput lost to the other processes (and its own GC threads) on the cores.
+ */
+function mainThreadSchedule(pid) {
+  try {
+    const [onCpu, waiting] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    return { onCpu: onCpu / 1e9, waiting: waiting / 1e9 };
+  } catch {
+    return undefined;
+  }
+}
+
 function processSeconds(pid) {
   const stat = readStat(pid);
   return stat ? stat.ticks / TICKS_PER_S : undefined;
@@ -72,15 +89,17 @@ export class CpuMeter {
 
   snapshot() {
     const values = {};
+    const threads = {};
     for (const [name, pidOf] of Object.entries(this.parts)) {
       const pid = pidOf();
       if (!pid) continue;
       const seconds = this.trees.has(name) ? treeSeconds(pid) : new Map([[pid, processSeconds(pid)]]);
       if (seconds !== undefined) values[name] = seconds;
+      if (!this.trees.has(name)) threads[name] = { pid, ...mainThreadSchedule(pid) };
     }
     const own = process.cpuUsage();
     values.bench = new Map([[process.pid, (own.user + own.system) / 1e6]]);
-    return { at: process.hrtime.bigint(), values, machine: machineBusySeconds() };
+    return { at: process.hrtime.bigint(), values, threads, machine: machineBusySeconds() };
   }
 
   start() {
@@ -107,7 +126,17 @@ export class CpuMeter {
           const ours = Object.values(percent).reduce((a, b) => a + b, 0);
           percent.other = Math.max(0, Math.round(((last.machine - first.machine) / wallS) * 100) - ours);
         }
-        return { percent, seconds, wallS };
+        // Each process's main thread: % of the interval on a CPU, and % runnable but waiting for one.
+        const mainThread = {};
+        for (const [name, t] of Object.entries(last.threads)) {
+          const before = first.threads[name];
+          if (before?.pid !== t.pid || t.onCpu === undefined || before.onCpu === undefined) continue;
+          mainThread[name] = {
+            onCpu: Math.round(((t.onCpu - before.onCpu) / wallS) * 100),
+            waiting: Math.round(((t.waiting - before.waiting) / wallS) * 100),
+          };
+        }
+        return { percent, seconds, wallS, mainThread };
       },
     };
   }

@@ -97,15 +97,24 @@ export function formatTable(figures) {
  */
 export function formatCpuTable(runs) {
   const names = [...new Set(runs.flatMap((r) => Object.keys(r.cpu ?? {})))];
-  const header = ['Run', ...names, 'units', 'CPU ms/unit: app', 'postgres'];
+  const header = [
+    'Run',
+    ...names,
+    'units',
+    'CPU ms/unit: app',
+    'postgres',
+    'app main thread: on CPU / waiting',
+  ];
   const rows = runs.map((r) => {
     const app = r.msPerUnit?.[r.app];
+    const main = r.appMainThread;
     return [
       r.name,
       ...names.map((n) => (r.cpu?.[n] === undefined ? '' : `${r.cpu[n]}%`)),
       r.units ?? '',
       app === undefined ? '' : app.toFixed(3),
       r.msPerUnit?.postgres ? r.msPerUnit.postgres.toFixed(3) : '',
+      main ? `${main.onCpu}% / ${main.waiting}%` : '',
     ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
