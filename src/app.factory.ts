@@ -1,4 +1,4 @@
-import { Logger } from '@nestjs/common';
+import { Logger, ServiceUnavailableException } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LogController } from 'fastify';
@@ -24,7 +24,11 @@ export const BODY_LIMIT_BYTES = 1_048_576;
 function applyWireConventions(fastify: FastifyInstance, logger: Pino): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('X-Request-Id', request.id);
-    done();
+    if (!draining.has(fastify)) return done();
+    // Shutting down: a request that still arrives on an open keep-alive connection gets the
+    // contract's error body, and the connection is closed after it.
+    void reply.header('Connection', 'close');
+    sendError(reply, request, new ServiceUnavailableException(), { error: () => undefined });
   });
   fastify.addHook('onSend', async (_request, reply, payload) => {
     const type = reply.getHeader('content-type');
@@ -40,6 +44,23 @@ function applyWireConventions(fastify: FastifyInstance, logger: Pino): void {
   // Errors raised by Fastify itself before a route runs (body parsing, limits, bad URLs); the
   // adapter keeps Nest from replacing this handler at init.
   fastify.setErrorHandler((error, request, reply) => sendError(reply, request, error, logger));
+}
+
+/** Applications whose HTTP side is shutting down (see stopAcceptingRequests). */
+const draining = new WeakSet<object>();
+
+/**
+ * First step of the shutdown (contract section 1): the listening socket closes, so new
+ * connections are refused, idle keep-alive connections are closed, and any request still arriving
+ * on an open connection is answered 503. Requests already running finish. Nest's app.close(),
+ * which runs the modules' shutdown hooks (the dispatcher's drain) before it closes the HTTP
+ * server, comes after this.
+ */
+export function stopAcceptingRequests(app: NestFastifyApplication): void {
+  const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  draining.add(fastify);
+  fastify.server.close();
+  fastify.server.closeIdleConnections();
 }
 
 export interface CreateAppOptions {
@@ -62,7 +83,8 @@ export async function createApp(
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: requestIdFor,
     trustProxy: config.app.trustProxy,
-    return503OnClosing: true,
+    // The 503 of a closing server is ours (stopAcceptingRequests): the contract's body and headers.
+    return503OnClosing: false,
     // Through a LogController: the top-level options print a deprecation warning to stderr.
     logController: new LogController({
       requestIdLogLabel: 'requestId',

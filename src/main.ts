@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createApp } from './app.factory';
+import { createApp, stopAcceptingRequests } from './app.factory';
 import { createRootLogger } from './common/logging/logger';
 import { ConfigError } from './config/environment';
 import { loadConfig } from './config/configuration';
@@ -53,8 +53,9 @@ async function bootstrap(): Promise<void> {
   }
   logger.info(`listening on ${config.app.host}:${config.app.port}`);
 
-  // Graceful shutdown (contract section 1): Nest closes the HTTP server and runs the modules'
-  // shutdown hooks (the dispatcher drains there), then the embedded database stops, then exit 0.
+  // Graceful shutdown (contract section 1): stop accepting requests, then Nest runs the modules'
+  // shutdown hooks (the dispatcher drains there) and closes the HTTP server, then the embedded
+  // database stops, then exit 0.
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) {
@@ -64,6 +65,7 @@ async function bootstrap(): Promise<void> {
     stopping = true;
     logger.info(`${signal} received: shutting down`);
     try {
+      stopAcceptingRequests(app);
       await app.close();
       await database.stop();
       logger.info('shut down cleanly');

@@ -236,4 +236,32 @@ describe('Dispatcher across processes: crash recovery and several instances', ()
     const exits = await Promise.all([a.stop('SIGTERM'), b.stop('SIGTERM')]);
     expect(exits).toEqual([0, 0]);
   }, 120_000);
+  it('stops accepting requests at SIGTERM while in-flight deliveries finish, then exits 0', async () => {
+    const url = await database();
+    const hook = await Receiver.start(testCa().server, { status: 200, delayMs: 2500 });
+    receivers.push(hook);
+    const tenant = uniq('tenant');
+    const [subId] = await subscribe(url, tenant, [hook]);
+    const service = await start(url, { SHUTDOWN_GRACE_MS: '10000' });
+    await publish(service, await adminToken(service), tenant, 1);
+    await hook.waitFor(1);
+
+    const exit = service.stop('SIGTERM');
+    // The delivery's answer is 2.5 s away: the process is still draining, and refuses connections.
+    await waitUntil(
+      'new connections refused',
+      async () =>
+        fetch(`${service.url}/health/live`).then(
+          () => false,
+          () => true,
+        ),
+      1500,
+    );
+    expect(service.child.exitCode).toBeNull();
+    expect(await exit).toBe(0);
+    // The in-flight delivery finished within the grace period and was recorded.
+    await expect(
+      query(url, `SELECT status FROM webhook_deliveries WHERE subscription_id = $1`, [subId]),
+    ).resolves.toEqual([{ status: 'SUCCESS' }]);
+  }, 60_000);
 });

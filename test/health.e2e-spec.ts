@@ -1,3 +1,4 @@
+import { stopAcceptingRequests } from '../src/app.factory';
 import { startTestApp, TestApp } from './support/test-app';
 
 const HAL = 'application/hal+json;charset=UTF-8';
@@ -73,5 +74,44 @@ describe('GET /health/ready before the migrations are applied', () => {
       await t.dataSource.query('ALTER TABLE migrations_hidden RENAME TO migrations');
     }
     await t.http().get('/health/ready').expect(200);
+  });
+});
+
+describe('while the service shuts down (contract section 1: stop accepting requests)', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('refuses new connections and answers a request on an open connection 503, closing it', async () => {
+    await t.http().get('/health/ready').expect(200);
+    stopAcceptingRequests(t.app);
+
+    await expect(fetch(`${t.url}/health/live`)).rejects.toThrow();
+    // As if it came on a keep-alive connection opened before: the request reaches the app.
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/health/ready?probe=1',
+      headers: { 'x-request-id': 'draining-1' },
+    });
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['content-type']).toBe(HAL);
+    expect(res.headers['x-request-id']).toBe('draining-1');
+    expect(res.headers.connection).toBe('close');
+    expect(JSON.parse(res.body)).toEqual({
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      status: 503,
+      error: 'Service Unavailable',
+      message: 'Service Unavailable',
+      path: '/health/ready',
+      requestId: 'draining-1',
+    });
+    // No handler ran: an authenticated route answers the same, before any token check.
+    const other = await t.app.inject({ method: 'POST', url: '/webhooks/subscriptions', payload: {} });
+    expect(other.statusCode).toBe(503);
   });
 });
