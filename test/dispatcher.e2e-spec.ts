@@ -510,4 +510,73 @@ describe('Dispatcher: licence events to webhook deliveries', () => {
     await publish({ eventType: 'LICENCE_CREATED_SUCCESS', tenant, licence: licence() }).expect(202);
     await waitForDeliveries(t.dataSource, next.id, 1);
   });
+  it('lets a publish racing the DELETE of a matching subscription wait for it and skip it', async () => {
+    const hook = await receiver({ status: 200 });
+    const tenant = uniq('tenant');
+    const gone = await createSubscription(t, { tenant, url: hook.url('/gone') });
+    const kept = await createSubscription(t, { tenant, url: hook.url('/kept') });
+    const deleter = new pg.Client({ connectionString: t.databaseUrl });
+    await deleter.connect();
+    try {
+      await deleter.query('BEGIN');
+      await deleter.query('DELETE FROM subscriptions WHERE id = $1', [gone.id]);
+      const publishing = publish({ eventType: 'LICENCE_CREATED_SUCCESS', tenant, licence: licence() }).then(
+        (res) => res,
+      );
+      await sleep(300); // the publish has read both subscriptions and waits for the delete
+      await deleter.query('COMMIT');
+      const res = await publishing;
+      expect(res.status).toBe(202);
+      expect(res.body.matchedSubscriptions).toBe(1);
+    } finally {
+      await deleter.end();
+    }
+    await waitForDeliveries(t.dataSource, kept.id, 1);
+    expect(hook.receipts.map((r) => r.path)).toEqual(['/kept']);
+  });
+
+  it("drops the old tenant's pending deliveries and history when an administrator moves a subscription, even racing a publish", async () => {
+    const hook = await receiver({ status: 200 });
+    const [from, to] = [uniq('tenant'), uniq('tenant')];
+    const sub = await createSubscription(t, { tenant: from, url: hook.url('/before') });
+    await publish({ eventType: 'LICENCE_CREATED_SUCCESS', tenant: from, licence: licence() }).expect(202);
+    await waitForDeliveries(t.dataSource, sub.id, 1);
+
+    // A publish of the old tenant in progress (its transaction open) while the move is requested.
+    const runner = t.dataSource.createQueryRunner();
+    await runner.connect();
+    let moving: Promise<{ status: number; body: Record<string, any> }>;
+    try {
+      await runner.startTransaction();
+      const receipt = await t.app
+        .get(WebhookOutbox)
+        .enqueue(new LicenceCreatedSuccessEvent({ tenant: from, licence: licence() }), runner);
+      expect(receipt.matchedSubscriptions).toBe(1);
+      moving = t
+        .http()
+        .put(`/webhooks/subscriptions/${sub.id}`)
+        .set('authorization', `Bearer ${admin.token}`)
+        .send({ name: 'moved', url: hook.url('/after'), events: ['LICENCE_CREATED_SUCCESS'], tenant: to })
+        .then((res) => res);
+      await sleep(300); // the move waits for the publish
+      await runner.commitTransaction();
+    } finally {
+      await runner.release();
+    }
+    const moved = await moving;
+    expect(moved.status).toBe(200);
+    expect(moved.body.tenant).toBe(to);
+    await expect(pendingJobs(t.dataSource, sub.id)).resolves.toBe(0);
+    await sleep(500); // a delivery claimed just before the move would have been recorded by now
+    await expect(deliveriesOf(t.dataSource, sub.id)).resolves.toHaveLength(0);
+    expect(hook.receipts.filter((r) => r.path === '/after')).toHaveLength(0);
+
+    // From now on it is the new tenant's: its events match, the old tenant's do not.
+    const old = await publish({ eventType: 'LICENCE_CREATED_SUCCESS', tenant: from, licence: licence() });
+    expect(old.body.matchedSubscriptions).toBe(0);
+    await publish({ eventType: 'LICENCE_CREATED_SUCCESS', tenant: to, licence: licence() }).expect(202);
+    const [record] = await waitForDeliveries(t.dataSource, sub.id, 1);
+    expect(record.status).toBe('SUCCESS');
+    expect(hook.receipts.filter((r) => r.path === '/after')).toHaveLength(1);
+  });
 });

@@ -16,6 +16,12 @@ export type TransactionHandle = Pick<EntityManager, 'query'> | Pick<QueryRunner,
  * explicit transaction: the event row, then one job per subscription matching at this moment
  * (active, same tenant, listing the event type; served by IDX_subscriptions_tenant_active_id).
  * The statement trigger on webhook_jobs queues NOTIFY webhook_jobs, sent at commit.
+ *
+ * FOR KEY SHARE (the lock the foreign key check takes anyway) waits for a concurrent DELETE of a
+ * matching subscription, or a move to another tenant (SubscriptionsService.replace locks it FOR
+ * UPDATE), and then, at READ COMMITTED, skips the deleted row, or re-checks the moved one against
+ * the WHERE clause: a publish racing them neither fails on the foreign key nor queues the old
+ * tenant's event for the new one.
  */
 const ENQUEUE_SQL = `
   WITH event AS (
@@ -28,6 +34,7 @@ const ENQUEUE_SQL = `
     FROM event CROSS JOIN subscriptions s
     WHERE s.tenant = $2 AND s.active AND $1::varchar = ANY (s.events)
     ORDER BY s.id
+    FOR KEY SHARE OF s
     RETURNING 1
   )
   SELECT event.id AS "eventId", (SELECT count(*) FROM jobs)::int AS "matched" FROM event`;

@@ -31,6 +31,8 @@ interface ClaimedJob {
   eventId: string;
   subscriptionId: number;
   eventType: WebhookEvent;
+  /** The event's tenant: its record is written only while the subscription still belongs to it. */
+  tenant: string;
   payload: string;
   url: string;
   headerName: string | null;
@@ -89,7 +91,7 @@ const CLAIM_SQL = `
     RETURNING j.id, j.event_id, j.subscription_id
   )
   SELECT c.id, c.event_id AS "eventId", c.subscription_id AS "subscriptionId",
-    e.event_type AS "eventType", e.payload::text AS payload, s.url, s.header_name AS "headerName",
+    e.event_type AS "eventType", e.tenant, e.payload::text AS payload, s.url, s.header_name AS "headerName",
     s.header_value_encrypted AS "headerValueEncrypted", ${ORIGIN_SQL} AS origin
   FROM claimed c
   JOIN webhook_events e ON e.id = c.event_id
@@ -99,7 +101,8 @@ const CLAIM_SQL = `
 /**
  * One statement, so atomic: each finished job is deleted and its delivery record written together.
  * A subscription deleted meanwhile takes its history with it, so its records are skipped (a delete
- * racing this statement makes it fail on the foreign key; the retry then skips them).
+ * racing this statement makes it fail on the foreign key; the retry then skips them); so are those
+ * of a subscription moved to another tenant meanwhile (its history went with the move).
  */
 const COMPLETE_SQL = `
   WITH done AS (
@@ -109,9 +112,10 @@ const COMPLETE_SQL = `
     (event_id, subscription_id, event_type, status, http_status_code, error_message, sent_at)
   SELECT d.event_id, d.subscription_id, d.event_type, d.status, d.http_status_code, d.error_message, d.sent_at
   FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::varchar[], $5::varchar[], $6::int[],
-              $7::varchar[], $8::timestamptz[])
-    AS d(job_id, event_id, subscription_id, event_type, status, http_status_code, error_message, sent_at)
-  WHERE EXISTS (SELECT 1 FROM subscriptions s WHERE s.id = d.subscription_id)`;
+              $7::varchar[], $8::timestamptz[], $9::varchar[])
+    AS d(job_id, event_id, subscription_id, event_type, status, http_status_code, error_message, sent_at,
+         tenant)
+  WHERE EXISTS (SELECT 1 FROM subscriptions s WHERE s.id = d.subscription_id AND s.tenant = d.tenant)`;
 
 /** Hands this instance's unfinished jobs back at shutdown, so they are claimable at once. */
 const RELEASE_SQL = `
@@ -401,6 +405,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       col((c) => c.outcome.httpStatusCode),
       col((c) => c.outcome.errorMessage),
       col((c) => c.outcome.sentAt),
+      col((c) => c.job.tenant),
     ]);
   }
 

@@ -163,6 +163,7 @@ export class SubscriptionsService {
         headerMode,
         headerMode === 'set' ? this.secretBox.encrypt(body.headerValue as string) : null,
       ],
+      tenant === null ? undefined : id,
     );
     return row ?? this.notFound(id);
   }
@@ -225,11 +226,34 @@ export class SubscriptionsService {
     }
   }
 
-  /** UPDATE/DELETE … RETURNING in a transaction; the structured result gives the rows back. */
-  private async mutateOne(sql: string, params: unknown[]): Promise<SubscriptionRecord | undefined> {
+  /**
+   * UPDATE/DELETE … RETURNING in a transaction; the structured result gives the rows back.
+   * `movable`: the id of a subscription an administrator's PUT may move to another tenant. Its row
+   * is locked first (FOR UPDATE: publishes of the old tenant that matched it commit before, later
+   * ones wait and then see the new tenant), and if the tenant changes, the old tenant's pending
+   * deliveries and history go, as on DELETE: the events of one tenant never reach, nor show to,
+   * another.
+   */
+  private async mutateOne(
+    sql: string,
+    params: unknown[],
+    movable?: number,
+  ): Promise<SubscriptionRecord | undefined> {
     return this.dataSource.transaction(async (manager) => {
-      const result = (await manager.queryRunner!.query(sql, params, true)) as QueryResult<SubscriptionRecord>;
-      return result.records[0];
+      const runner = manager.queryRunner!;
+      const before =
+        movable === undefined
+          ? []
+          : ((await runner.query(`SELECT tenant FROM subscriptions WHERE id = $1 FOR UPDATE`, [
+              movable,
+            ])) as Array<{ tenant: string }>);
+      const result = (await runner.query(sql, params, true)) as QueryResult<SubscriptionRecord>;
+      const row = result.records[0];
+      if (row && before.length > 0 && before[0].tenant !== row.tenant) {
+        await runner.query(`DELETE FROM webhook_jobs WHERE subscription_id = $1`, [row.id]);
+        await runner.query(`DELETE FROM webhook_deliveries WHERE subscription_id = $1`, [row.id]);
+      }
+      return row;
     });
   }
 
