@@ -579,4 +579,32 @@ describe('Dispatcher: licence events to webhook deliveries', () => {
     expect(record.status).toBe('SUCCESS');
     expect(hook.receipts.filter((r) => r.path === '/after')).toHaveLength(1);
   });
+  it('never sends a finished delivery again while its record waits to be written past its lease', async () => {
+    const hook = await receiver({ status: 200, delayMs: 1000 });
+    const tenant = uniq('tenant');
+    const sub = await createSubscription(t, { tenant, url: hook.url() });
+    const blocker = new pg.Client({ connectionString: t.databaseUrl });
+    await blocker.connect();
+    try {
+      await publish({ eventType: 'LICENCE_CREATED_SUCCESS', tenant, licence: licence() }).expect(202);
+      await hook.waitFor(1);
+      // Records cannot be written for longer than the lease (1,500 + 2,000 ms) plus a sweep.
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE webhook_deliveries IN EXCLUSIVE MODE');
+      await sleep(5000);
+      const [{ attempts }] = await t.dataSource.query(
+        `SELECT attempts FROM webhook_jobs WHERE subscription_id = $1`,
+        [sub.id],
+      );
+      expect(attempts).toBeGreaterThan(1); // its lease ran out and the sweep claimed it again
+      await blocker.query('COMMIT');
+    } finally {
+      await blocker.end();
+    }
+    await waitForDeliveries(t.dataSource, sub.id, 1);
+    await sleep(300);
+    expect(hook.receipts).toHaveLength(1);
+    await expect(deliveriesOf(t.dataSource, sub.id)).resolves.toHaveLength(1);
+    await expect(pendingJobs(t.dataSource, sub.id)).resolves.toBe(0);
+  }, 20_000);
 });

@@ -167,6 +167,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /** Receivers whose queued jobs waited too long, until when none are claimed ahead for them. */
   private readonly noPrefetch = new Map<string, number>();
   private pending: Completion[] = [];
+  /** Jobs delivered here whose record is not written yet (waiting, or being written). */
+  private readonly unrecorded = new Set<string>();
   private flushTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
   private claimWanted = false;
@@ -270,7 +272,9 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
         return;
       }
       for (const job of jobs) {
-        if (this.inFlight.has(job.id)) continue; // only if this process stalled past its lease
+        // Only if its lease ran out here (a stalled process, or records that could not be written
+        // for that long): it is running or done, and never sent again from this instance.
+        if (this.inFlight.has(job.id) || this.unrecorded.has(job.id)) continue;
         this.queue.push({ ...job, sendBy });
         this.queuedPerReceiver.set(job.origin, (this.queuedPerReceiver.get(job.origin) ?? 0) + 1);
       }
@@ -363,6 +367,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   private complete(completion: Completion): void {
     this.pending.push(completion);
+    this.unrecorded.add(completion.job.id);
     if (this.pending.length >= FLUSH_MAX) void this.flush();
     else this.flushTimer ??= setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
   }
@@ -381,6 +386,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       const batch = this.pending.splice(0, FLUSH_MAX);
       try {
         await this.writeCompletions(batch);
+        for (const c of batch) this.unrecorded.delete(c.job.id);
         failures = 0;
       } catch (error) {
         this.pending.unshift(...batch);
