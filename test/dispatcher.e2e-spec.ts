@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { ValidationFailedException } from '../src/common/errors/validation-failed.exception';
 import { DeliveryStatus, WebhookEvent } from '../src/common/reference/enums';
 import { LicenceCreatedFailedEvent } from '../src/dispatcher/events/licence-created-failed.event';
@@ -444,6 +445,33 @@ describe('Dispatcher: licence events to webhook deliveries', () => {
       [tenant],
     );
     expect(n).toBe(0);
+  });
+
+  it('takes events emitted without waiting (EventEmitter2.emit); a failure is logged, not an unhandled rejection', async () => {
+    const emitter = t.app.get(EventEmitter2);
+    const tenant = uniq('tenant');
+    const hook = await receiver({ status: 200 });
+    const sub = await createSubscription(t, { tenant, url: hook.url() });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const bad = new LicenceCreatedSuccessEvent({ tenant, licence: licence({ pricing: -1 }) });
+      expect(emitter.emit(WebhookEvent.LICENCE_CREATED_SUCCESS, bad)).toBe(true);
+      const good = licence();
+      emitter.emit(
+        WebhookEvent.LICENCE_CREATED_SUCCESS,
+        new LicenceCreatedSuccessEvent({ tenant, licence: good }),
+      );
+      const [receipt] = await hook.waitFor(1);
+      expect(receipt.body.licence.code).toBe(good.code);
+      await waitForDeliveries(t.dataSource, sub.id, 1);
+      await sleep(100);
+      expect(unhandled).toEqual([]);
+      expect(hook.receipts).toHaveLength(1);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
   });
 
   it('enqueues inside the caller transaction: nothing on rollback, delivered once it commits', async () => {

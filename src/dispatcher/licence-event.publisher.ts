@@ -8,10 +8,14 @@ import type {
 } from './events/licence-events';
 import type { TransactionHandle } from './webhook-outbox.service';
 
+/** Set by LicenceEventPublisher: its caller awaits the outcome, so a failure is thrown to it. */
+export const AWAITED = Symbol('awaited by LicenceEventPublisher');
+
 /** Second argument of every licence event on the emitter (see EnqueueWebhooksListener). */
 export interface LicenceEventContext {
   /** The caller's transaction: the event and its jobs commit (or roll back) with it. */
   transaction?: TransactionHandle;
+  [AWAITED]?: true;
 }
 
 const isReceipt = (value: unknown): value is PublishReceipt =>
@@ -35,7 +39,7 @@ export class LicenceEventPublisher {
     context: LicenceEventContext = {},
   ): Promise<PublishReceipt> {
     if (event.eventType !== name) throw new TypeError(`event ${event.eventType} emitted as ${name}`);
-    const results: unknown[] = await this.emitter.emitAsync(name, event, context);
+    const results: unknown[] = await this.emitter.emitAsync(name, event, { ...context, [AWAITED]: true });
     const receipt = results.find(isReceipt);
     if (!receipt) throw new Error(`no dispatcher listener is registered for ${name}`);
     return receipt;

@@ -1,20 +1,25 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { WebhookEvent } from '../../common/reference/enums';
 import { LicenceCreatedFailedEvent } from '../events/licence-created-failed.event';
 import { LicenceCreatedSuccessEvent } from '../events/licence-created-success.event';
 import type { PublishReceipt } from '../events/licence-events';
-import type { LicenceEventContext } from '../licence-event.publisher';
+import { AWAITED, LicenceEventContext } from '../licence-event.publisher';
 import { WebhookOutbox } from '../webhook-outbox.service';
 import { WebhookWorker } from '../webhook-worker.service';
 
 /**
  * Fan-out: turns a licence event into one committed job per matching subscription. Delivery is a
  * separate step (WebhookWorker). `suppressErrors: false`, so a failed enqueue rejects the
- * publisher's emitAsync instead of being logged and swallowed.
+ * publisher's emitAsync instead of being logged and swallowed. An event emitted some other way
+ * (`EventEmitter2.emit`, which does not wait: nothing is durable when it returns) has nobody to
+ * take a failure: it is logged, rather than left as an unhandled rejection that would stop the
+ * process.
  */
 @Injectable()
 export class EnqueueWebhooksListener {
+  private readonly logger = new Logger('EnqueueWebhooksListener');
+
   constructor(
     private readonly outbox: WebhookOutbox,
     private readonly worker: WebhookWorker,
@@ -24,7 +29,7 @@ export class EnqueueWebhooksListener {
   onLicenceCreatedSuccess(
     event: LicenceCreatedSuccessEvent,
     context?: LicenceEventContext,
-  ): Promise<PublishReceipt> {
+  ): Promise<PublishReceipt | undefined> {
     return this.enqueue(event, context);
   }
 
@@ -32,15 +37,26 @@ export class EnqueueWebhooksListener {
   onLicenceCreatedFailed(
     event: LicenceCreatedFailedEvent,
     context?: LicenceEventContext,
-  ): Promise<PublishReceipt> {
+  ): Promise<PublishReceipt | undefined> {
     return this.enqueue(event, context);
   }
 
   private async enqueue(
     event: LicenceCreatedSuccessEvent | LicenceCreatedFailedEvent,
     context?: LicenceEventContext,
-  ): Promise<PublishReceipt> {
-    const receipt = await this.outbox.enqueue(event, context?.transaction);
+  ): Promise<PublishReceipt | undefined> {
+    let receipt: PublishReceipt;
+    try {
+      receipt = await this.outbox.enqueue(event, context?.transaction);
+    } catch (error) {
+      if (context?.[AWAITED]) throw error;
+      const { eventType, tenant } = event as { eventType?: unknown; tenant?: unknown };
+      this.logger.error(
+        { err: error, eventType, tenant },
+        'licence event not enqueued; publish through LicenceEventPublisher to get the error',
+      );
+      return undefined;
+    }
     // Committed already (no caller transaction): start here rather than wait for our own NOTIFY.
     if (!context?.transaction && receipt.matchedSubscriptions > 0) this.worker.wake();
     return receipt;
