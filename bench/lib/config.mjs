@@ -88,5 +88,6 @@ export const DISPATCH_CLIENT = {
   headers: {
     'Content-Type': 'application/json',
     'User-Agent': `partner-integration-service/${VERSION}`,
+    'Accept-Encoding': false,
   },
 };

@@ -196,9 +196,12 @@ export class WebhookSender {
       return failed('invalid receiver URL');
     }
     if (url.protocol !== 'https:') return failed('blocked: the receiver URL must use HTTPS');
-    const headers: Record<string, string> = {
+    const headers: Record<string, string | false> = {
       'Content-Type': 'application/json',
       'User-Agent': this.userAgent,
+      // Not sent (axios keeps a header set to false, and leaves it out): the answer's body is read
+      // up to a cap and dropped, never decoded, so nothing is asked to be compressed.
+      'Accept-Encoding': false,
     };
     // The custom header when both name and value are set; never one of the headers set here or by
     // HTTP itself (the API refuses those names already).
