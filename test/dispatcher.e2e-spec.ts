@@ -267,6 +267,34 @@ describe('Dispatcher: licence events to webhook deliveries', () => {
     expect(receipts[0].body.timestamp).toBe(res.body.timestamp);
   });
 
+  it('sends on a new connection when the receiver closed the kept-alive one as the request went out', async () => {
+    const hook = await receiver({ status: 200 });
+    const tenant = uniq('tenant');
+    const sub = await createSubscription(t, { tenant, url: hook.url() });
+    // The second request on any connection finds it closed, as if the receiver's idle time-out
+    // had fired just then; the first request on a connection is answered.
+    const served = new WeakMap<object, number>();
+    hook.behaviour = (req, res) => {
+      const n = (served.get(req.socket) ?? 0) + 1;
+      served.set(req.socket, n);
+      if (n > 1) req.socket.destroy();
+      else res.writeHead(200).end('ok');
+    };
+    await publish({ eventType: 'LICENCE_CREATED_SUCCESS', tenant, licence: licence() }).expect(202);
+    await waitForDeliveries(t.dataSource, sub.id, 1);
+    await publish({ eventType: 'LICENCE_CREATED_SUCCESS', tenant, licence: licence() }).expect(202);
+    const records = await waitForDeliveries(t.dataSource, sub.id, 2);
+    expect(records.map((r) => [r.status, r.httpStatusCode, r.errorMessage])).toEqual([
+      ['SUCCESS', 200, null],
+      ['SUCCESS', 200, null],
+    ]);
+    // The second event reached the closing connection, then a new one.
+    const ports = hook.receipts.map((r) => r.remotePort);
+    expect(ports).toHaveLength(3);
+    expect(ports[1]).toBe(ports[0]);
+    expect(ports[2]).not.toBe(ports[0]);
+  });
+
   it('records FAILED for 4xx, 5xx, 3xx, time-out, refused and untrusted TLS, and never resends', async () => {
     const tenant = uniq('tenant');
     const redirectTarget = await receiver({ status: 200 });

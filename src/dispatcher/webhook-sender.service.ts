@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { checkServerIdentity, PeerCertificate } from 'node:tls';
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import axios, { AxiosError, AxiosInstance } from 'axios';
+import axios, { AxiosError, AxiosInstance, AxiosResponse } from 'axios';
 import { HttpsProxyAgent } from 'https-proxy-agent';
 import { RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import { SecretBox } from '../common/crypto/secret-box';
@@ -17,6 +17,8 @@ import { WEBHOOK_TLS_OPTIONS, WebhookTlsOptions } from './webhook-tls';
 /** The receiver's body is read up to this much, then dropped: it is never stored or parsed. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 const MAX_ERROR_MESSAGE = 1000;
+/** Kept-alive connections found closed by the receiver that one delivery tries past. */
+const MAX_STALE_CONNECTIONS = 8;
 
 /** What one delivery needs: the stored body and the subscription's current address and header. */
 export interface DeliveryRequest {
@@ -229,12 +231,7 @@ export class WebhookSender {
       if (this.viaProxy && !this.allowPrivateNetworks) {
         await this.checkResolvedAddresses(url.hostname, controller.signal);
       }
-      const response = await this.http.request<Readable>({
-        url: url.href,
-        data: request.payload,
-        headers,
-        signal: controller.signal,
-      });
+      const response = await this.post(url.href, request.payload, headers, controller.signal);
       // The answer is the status line: the body is read (up to the cap) only to keep the
       // connection reusable, within what is left of the time budget.
       await discardBody(response.data, MAX_RESPONSE_BYTES);
@@ -256,6 +253,34 @@ export class WebhookSender {
     } finally {
       clearTimeout(timer);
       this.inFlight.delete(controller);
+    }
+  }
+
+  /**
+   * The POST, sent once more on a new connection when a kept-alive one turns out to have been
+   * closed by the receiver as the request went out (reset before any answer, on a reused socket:
+   * the race Node's documentation describes for keep-alive clients). Such a request is not an
+   * attempt the receiver answered; anything else is the outcome.
+   */
+  private async post(
+    url: string,
+    payload: string,
+    headers: Record<string, string | false>,
+    signal: AbortSignal,
+  ): Promise<AxiosResponse<Readable>> {
+    // Each stale connection found is gone from the pool, so this ends on a new one at the latest.
+    for (let tries = 1; ; tries++) {
+      try {
+        return await this.http.request<Readable>({ url, data: payload, headers, signal });
+      } catch (error) {
+        const err = error as AxiosError & { request?: { reusedSocket?: boolean } };
+        const stale =
+          err.request?.reusedSocket === true &&
+          err.response === undefined &&
+          (err.code === 'ECONNRESET' || err.code === 'EPIPE') &&
+          !signal.aborted;
+        if (!stale || tries === MAX_STALE_CONNECTIONS) throw error;
+      }
     }
   }
 
