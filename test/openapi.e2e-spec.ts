@@ -388,6 +388,10 @@ describe('OpenAPI document (GET /openapi.json)', () => {
       type: 'boolean',
       default: true,
     });
+    expect(active.find((p: Json) => p.name === 'sort').schema).toMatchObject({
+      type: 'array',
+      items: { type: 'string' },
+    });
     expect(operation('get', '/admin/users').parameters.map((p: Json) => p.name)).toEqual(
       expect.arrayContaining(['page', 'size', 'sort', 'tenant']),
     );
