@@ -122,6 +122,21 @@ describe('GET /webhooks/subscriptions/{id}/deliveries', () => {
 
     const past = await get(`/webhooks/subscriptions/${sub.id}/deliveries?page=5&size=10`).expect(200);
     expect(past.body).toMatchObject({ content: [], empty: true, totalElements: 25 });
+    for (const page of ['2147483648', '99999999999', '99999999999999999999']) {
+      const far = await get(`/webhooks/subscriptions/${sub.id}/deliveries?page=${page}&size=10`).expect(200);
+      expect(far.body).toMatchObject({
+        content: [],
+        empty: true,
+        last: true,
+        totalElements: 25,
+        totalPages: 3,
+      });
+      expect(far.text).toContain(`"number":${page},`);
+      expect(far.body._links.self.href).toBe(
+        `/webhooks/subscriptions/${sub.id}/deliveries?size=10&page=${page}`,
+      );
+      expect(far.body._links.prev.href).toBe(`/webhooks/subscriptions/${sub.id}/deliveries?size=10&page=2`);
+    }
     const defaults = await get(`/webhooks/subscriptions/${sub.id}/deliveries`).expect(200);
     expect(defaults.body).toMatchObject({ size: 20, numberOfElements: 20, totalPages: 2 });
   });

@@ -171,6 +171,31 @@ describe('Webhook subscription lists: paging, sort, index, active', () => {
       expect(far.body).toMatchObject({ empty: true, content: [], number: 2147483647 });
     });
 
+    it.each([
+      ['2147483648', PATH],
+      ['90071992547409', PATH], // × 100 is just under 2^53: the offset still goes to PostgreSQL
+      ['90071992547410', PATH], // × 100 is past 2^53: empty without a query
+      ['99999999999999999999', PATH],
+      ['99999999999999999999', `${PATH}/active`],
+    ])('answers page=%s of %s with the right envelope, count and links', async (page, path) => {
+      const res = await list({ page, size: 100, sort: 'name,desc' }, partner, path).expect(200);
+      const total = path === PATH ? 7 : items.filter((s) => s.active).length;
+      expect(res.body).toMatchObject({
+        totalElements: total,
+        totalPages: 1,
+        numberOfElements: 0,
+        size: 100,
+        first: false,
+        last: true,
+        empty: true,
+        content: [],
+      });
+      expect(res.text).toContain(`"number":${page},`);
+      expect(hrefQuery(res.body._links.self.href)).toEqual({ sort: 'name,desc', size: '100', page });
+      expect(hrefQuery(res.body._links.prev.href).page).toBe('0');
+      expect(res.body._links.next).toBeUndefined();
+    });
+
     it('keeps sort and index in every link', async () => {
       const res = await list({ size: 1, sort: 'name,desc', index: 'a' }).expect(200);
       for (const rel of ['self', 'first', 'last', 'next']) {

@@ -2,6 +2,7 @@ import { Injectable, NotFoundException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
+import { pageOffset } from '../common/paging/page';
 import { parseSort, SortOrder } from '../common/paging/sort';
 import { Subscription } from '../subscriptions/subscription.entity';
 import { DELIVERY_SORT_FIELDS } from './dto/list-deliveries.query';
@@ -41,14 +42,16 @@ export class DeliveriesService {
   }
 
   /** One page of a subscription's history, in `sort`'s order (deliveryOrder). */
-  list(
+  async list(
     subscriptionId: number,
     sort: string[] | undefined,
-    page: number,
+    page: bigint,
     size: number,
   ): Promise<[WebhookDelivery[], number]> {
     const order = Object.fromEntries(deliveryOrder(sort).map((o) => [o.column, o.direction]));
-    return this.deliveries.findAndCount({ where: { subscriptionId }, order, skip: page * size, take: size });
+    const offset = pageOffset(page, size);
+    if (offset === undefined) return [[], await this.deliveries.countBy({ subscriptionId })];
+    return this.deliveries.findAndCount({ where: { subscriptionId }, order, skip: offset, take: size });
   }
 
   async get(subscriptionId: number, id: string): Promise<WebhookDelivery> {

@@ -7,6 +7,7 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import type { QueryResult } from 'typeorm/query-runner/QueryResult';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { ValidationFailedException } from '../common/errors/validation-failed.exception';
+import { pageOffset } from '../common/paging/page';
 import { parseSort } from '../common/paging/sort';
 import { MAX_STRING_LENGTH } from '../common/reference/enums';
 import { SecretBox } from '../common/crypto/secret-box';
@@ -195,15 +196,18 @@ export class SubscriptionsService {
   private async page(
     where: Conditions,
     orderBy: string,
-    page: number,
+    page: bigint,
     size: number,
   ): Promise<[SubscriptionRecord[], number]> {
     const n = where.params.length;
+    const offset = pageOffset(page, size);
     const [rows, count] = await Promise.all([
-      this.prepared<SubscriptionRecord>(
-        `SELECT ${COLUMNS} FROM subscriptions ${where.where} ORDER BY ${orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`,
-        [...where.params, size, page * size],
-      ),
+      offset === undefined
+        ? []
+        : this.prepared<SubscriptionRecord>(
+            `SELECT ${COLUMNS} FROM subscriptions ${where.where} ORDER BY ${orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`,
+            [...where.params, size, offset],
+          ),
       this.prepared<{ total: string }>(
         `SELECT count(*) AS total FROM subscriptions ${where.where}`,
         where.params,
