@@ -8,6 +8,7 @@ import type { Logger as Pino } from 'pino';
 import { AppModule } from './app.module';
 import { sendError } from './common/errors/all-exceptions.filter';
 import { HAL_CONTENT_TYPE } from './common/hal/hal';
+import { serializeJson } from './common/http/json-serializer';
 import { ServiceFastifyAdapter } from './common/http/service-fastify.adapter';
 import { JsonLogger } from './common/logging/logger';
 import { requestIdFor } from './common/request-id/request-id';
@@ -41,6 +42,8 @@ function applyWireConventions(fastify: FastifyInstance, logger: Pino): void {
     }
     return payload;
   });
+  // JSON.stringify, but a page number past 2^53 - 1 (a bigint) keeps its exact digits.
+  fastify.setReplySerializer(serializeJson);
   // Errors raised by Fastify itself before a route runs (body parsing, limits, bad URLs); the
   // adapter keeps Nest from replacing this handler at init.
   fastify.setErrorHandler((error, request, reply) => sendError(reply, request, error, logger));

@@ -393,20 +393,47 @@ describe('/admin/users (contract section 2)', () => {
       });
     });
 
-    it('answers the largest page number with 200 and an empty page, one more with 400', async () => {
-      const res = await list(`?tenant=${tenant}&size=100&page=2147483647`);
+    it.each([
+      { page: '2147483647', size: 100, label: '2^31 - 1' },
+      { page: '2147483648', size: 20, label: '2^31' },
+      { page: '99999999999', size: 20, label: '11 digits' },
+      { page: '9007199254740991', size: 1, label: '2^53 - 1 (the last offset sent to PostgreSQL)' },
+      { page: '9007199254740992', size: 100, label: '2^53 (empty without a query)' },
+      { page: '99999999999999999999', size: 100, label: "past PostgreSQL's bigint" },
+      { page: '1'.repeat(400), size: 1, label: '400 digits (past a double)' },
+      { page: '000000000000000000000000000007', size: 2, label: 'leading zeros' },
+    ])('answers page $label with 200 and an empty page, the number exact', async ({ page, size }) => {
+      const res = await list(`?tenant=${tenant}&size=${size}&page=${page}`);
+      const lastPage = Math.ceil(5 / size) - 1;
       expect(res.body).toMatchObject({
-        number: 2147483647,
-        size: 100,
+        totalElements: 5,
+        totalPages: lastPage + 1,
+        numberOfElements: 0,
+        size,
+        first: false,
+        last: true,
         empty: true,
         content: [],
-        totalElements: 5,
       });
-      await t
+      // The exact digits, in the JSON text (JSON.parse rounds past 2^53) and in the links.
+      const exact = BigInt(page).toString();
+      expect(res.text).toContain(`"number":${exact},`);
+      const q = `tenant=${tenant}&size=${size}`;
+      expect(res.body._links).toEqual({
+        self: { href: `/admin/users?${q}&page=${exact}` },
+        first: { href: `/admin/users?${q}&page=0` },
+        last: { href: `/admin/users?${q}&page=${lastPage}` },
+        prev: { href: `/admin/users?${q}&page=${lastPage}` },
+      });
+    });
+
+    it('still checks sort on a page past every offset', async () => {
+      const res = await t
         .http()
-        .get(`/admin/users?tenant=${tenant}&page=2147483648`)
+        .get(`/admin/users?page=99999999999999999999&sort=passwordHash`)
         .set('authorization', bearer(admin))
         .expect(400);
+      expect(fields(res.body)).toEqual(['sort']);
     });
 
     it('answers an unknown tenant with an empty page', async () => {
@@ -456,6 +483,10 @@ describe('/admin/users (contract section 2)', () => {
       ['page=-1', 'page'],
       ['page=abc', 'page'],
       ['page=1.5', 'page'],
+      ['page=1e3', 'page'],
+      ['page=%2B1', 'page'],
+      ['page=', 'page'],
+      ['page=1&page=2', 'page'],
       ['size=0', 'size'],
       ['size=101', 'size'],
       ['size=x', 'size'],

@@ -122,8 +122,156 @@ describe('GET /webhooks/subscriptions/{id}/deliveries', () => {
 
     const past = await get(`/webhooks/subscriptions/${sub.id}/deliveries?page=5&size=10`).expect(200);
     expect(past.body).toMatchObject({ content: [], empty: true, totalElements: 25 });
+    for (const page of ['2147483648', '99999999999', '99999999999999999999']) {
+      const far = await get(`/webhooks/subscriptions/${sub.id}/deliveries?page=${page}&size=10`).expect(200);
+      expect(far.body).toMatchObject({
+        content: [],
+        empty: true,
+        last: true,
+        totalElements: 25,
+        totalPages: 3,
+      });
+      expect(far.text).toContain(`"number":${page},`);
+      expect(far.body._links.self.href).toBe(
+        `/webhooks/subscriptions/${sub.id}/deliveries?size=10&page=${page}`,
+      );
+      expect(far.body._links.prev.href).toBe(`/webhooks/subscriptions/${sub.id}/deliveries?size=10&page=2`);
+    }
     const defaults = await get(`/webhooks/subscriptions/${sub.id}/deliveries`).expect(200);
     expect(defaults.body).toMatchObject({ size: 20, numberOfElements: 20, totalPages: 2 });
+  });
+
+  describe('sort', () => {
+    interface Row {
+      id: number;
+      status: string;
+      httpStatusCode: number | null;
+      eventType: string;
+      sentAt: string;
+      createdAt: string;
+    }
+    type Field = 'id' | 'sentAt' | 'createdAt' | 'status' | 'httpStatusCode' | 'eventType';
+    let sub: Subscription;
+    let rows: Row[];
+    const path = () => `/webhooks/subscriptions/${sub.id}/deliveries`;
+    const ids = (content: Row[]) => content.map((r) => r.id);
+
+    beforeAll(async () => {
+      sub = await createSubscription(t, { tenant: partner.tenant, url: hook.url() });
+      const [event] = await t.dataSource.query(
+        `INSERT INTO webhook_events (event_type, tenant, occurred_at, payload)
+         VALUES ('LICENCE_CREATED_FAILED', $1, now(), '{}') RETURNING id`,
+        [sub.tenant],
+      );
+      // Inserted out of sentAt order; pairs share a sentAt, one statement gives every row the same
+      // createdAt, and two rows have no httpStatusCode: every tie-break and null shows.
+      await t.dataSource.query(
+        `INSERT INTO webhook_deliveries (event_id, subscription_id, event_type, status, http_status_code, sent_at)
+         SELECT $1, $2, v.event_type, v.status, v.code, timestamptz '2026-02-01T00:00:00Z' + v.s * interval '1 second'
+         FROM (VALUES
+           ('LICENCE_CREATED_SUCCESS', 'SUCCESS', 200, 4),
+           ('LICENCE_CREATED_FAILED', 'FAILED', 500, 1),
+           ('LICENCE_CREATED_FAILED', 'FAILED', NULL, 1),
+           ('LICENCE_CREATED_FAILED', 'SUCCESS', 204, 3),
+           ('LICENCE_CREATED_SUCCESS', 'FAILED', 404, 2),
+           ('LICENCE_CREATED_SUCCESS', 'FAILED', NULL, 5),
+           ('LICENCE_CREATED_SUCCESS', 'SUCCESS', 200, 0),
+           ('LICENCE_CREATED_FAILED', 'FAILED', 503, 2)
+         ) AS v(event_type, status, code, s)`,
+        [event.id, sub.id],
+      );
+      rows = (await get(`${path()}?size=100`).expect(200)).body.content;
+      expect(rows).toHaveLength(8);
+    });
+
+    /** PostgreSQL's order: nulls above every value (last ascending, first descending). */
+    const by = (field: Field, direction: 'asc' | 'desc') => (a: Row, b: Row) => {
+      const av = a[field];
+      const bv = b[field];
+      const c = av === bv ? 0 : av === null ? 1 : bv === null ? -1 : av < bv ? -1 : 1;
+      return direction === 'asc' ? c : -c;
+    };
+    /** The service's tie-break: sentAt newest first unless sorted on, then id in sentAt's direction. */
+    const expected = (...orders: Array<[Field, 'asc' | 'desc']>) => {
+      const all = [...orders];
+      if (!all.some(([f]) => f === 'id')) {
+        let sentAt = all.find(([f]) => f === 'sentAt');
+        if (!sentAt) all.push((sentAt = ['sentAt', 'desc']));
+        all.push(['id', sentAt[1]]);
+      }
+      return ids(
+        [...rows].sort((a, b) => {
+          for (const [field, direction] of all) {
+            const c = by(field, direction)(a, b);
+            if (c !== 0) return c;
+          }
+          return 0;
+        }),
+      );
+    };
+
+    it('keeps newest first (sentAt desc, id desc) without sort', () => {
+      expect(ids(rows)).toEqual(expected(['sentAt', 'desc'], ['id', 'desc']));
+    });
+
+    it.each([
+      ['id', 'asc'],
+      ['id', 'desc'],
+      ['sentAt', 'asc'],
+      ['sentAt', 'desc'],
+      ['createdAt', 'asc'],
+      ['createdAt', 'desc'],
+      ['status', 'asc'],
+      ['status', 'desc'],
+      ['httpStatusCode', 'asc'],
+      ['httpStatusCode', 'desc'],
+      ['eventType', 'asc'],
+      ['eventType', 'desc'],
+    ] as Array<[Field, 'asc' | 'desc']>)('sorts by %s %s', async (field, direction) => {
+      const res = await get(`${path()}?sort=${field},${direction}`).expect(200);
+      expect(ids(res.body.content)).toEqual(expected([field, direction]));
+      expect(res.body._links.self.href).toBe(`${path()}?sort=${field}%2C${direction}&size=20&page=0`);
+      if (direction === 'asc') {
+        const bare = await get(`${path()}?sort=${field}`).expect(200);
+        expect(ids(bare.body.content)).toEqual(ids(res.body.content));
+      }
+    });
+
+    it('applies several sort parameters in order', async () => {
+      const res = await get(`${path()}?sort=status&sort=httpStatusCode,desc`).expect(200);
+      expect(ids(res.body.content)).toEqual(expected(['status', 'asc'], ['httpStatusCode', 'desc']));
+      expect(ids(res.body.content)).not.toEqual(expected(['status', 'asc']));
+    });
+
+    it('pages through a sorted history without gaps or repeats, keeping sort in the links', async () => {
+      const seen: number[] = [];
+      for (let page = 0; page < 3; page++) {
+        const res = await get(`${path()}?sort=eventType,desc&size=3&page=${page}`).expect(200);
+        expect(res.body).toMatchObject({ totalElements: 8, totalPages: 3, number: page });
+        for (const rel of Object.keys(res.body._links)) {
+          expect(res.body._links[rel].href).toContain('sort=eventType%2Cdesc&size=3&page=');
+        }
+        seen.push(...ids(res.body.content));
+      }
+      expect(seen).toEqual(expected(['eventType', 'desc']));
+    });
+
+    it.each([
+      'subscriptionId',
+      'subscriptionName',
+      'errorMessage',
+      'sent_at',
+      'event_id',
+      'name',
+      'status,up',
+      'id,asc,extra',
+      'id;DROP TABLE webhook_deliveries',
+      '',
+    ])('rejects sort=%p with 400 naming sort', async (sort) => {
+      const res = await get(`${path()}?sort=${encodeURIComponent(sort)}`).expect(400);
+      expect(res.body).toMatchObject({ status: 400, path: expect.stringContaining(path()) });
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['sort']);
+    });
   });
 
   it("answers 404 for an unknown subscription and for another tenant's, which administrators see", async () => {

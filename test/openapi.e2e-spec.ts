@@ -388,6 +388,16 @@ describe('OpenAPI document (GET /openapi.json)', () => {
       type: 'boolean',
       default: true,
     });
+    const deliveries = operation('get', '/webhooks/subscriptions/{id}/deliveries').parameters;
+    for (const params of [active, deliveries]) {
+      expect(params.find((p: Json) => p.name === 'sort').schema).toMatchObject({
+        type: 'array',
+        items: { type: 'string' },
+      });
+    }
+    expect(deliveries.find((p: Json) => p.name === 'sort').description).toContain(
+      'id, sentAt, createdAt, status, httpStatusCode, eventType',
+    );
     expect(operation('get', '/admin/users').parameters.map((p: Json) => p.name)).toEqual(
       expect.arrayContaining(['page', 'size', 'sort', 'tenant']),
     );

@@ -298,8 +298,6 @@ describe('Webhook subscriptions: bad input', () => {
       ['page', '0x10'],
       ['page', '+1'],
       ['page', ' 1'],
-      ['page', '2147483648'],
-      ['page', '99999999999999999999'],
       ['page', '٣'],
       ['size', '0'],
       ['size', '101'],
@@ -333,7 +331,7 @@ describe('Webhook subscriptions: bad input', () => {
     it.each([
       ['page', '-1'],
       ['page', '1.5'],
-      ['page', '99999999999999999999'],
+      ['page', '1e20'],
       ['size', '0'],
       ['size', '101'],
       ['size', '1e309'],
@@ -347,6 +345,18 @@ describe('Webhook subscriptions: bad input', () => {
         .query({ [field]: value });
       expectFieldError(res, `${PATH}/active`, field);
     });
+
+    it.each([PATH, `${PATH}/active`])(
+      '%s answers any page of digits, however large, with 200 and an empty page',
+      async (path) => {
+        for (const page of ['2147483648', '99999999999', '99999999999999999999', '9'.repeat(1000)]) {
+          const res = await t.http().get(path).set(bearer(partner)).query({ page }).expect(200);
+          expect(res.body).toMatchObject({ content: [], empty: true, last: true, first: false });
+          expect(res.text).toContain(`"number":${page},`);
+          expect(res.body._links.self.href).toBe(`${path}?size=20&page=${page}`);
+        }
+      },
+    );
 
     it.each([
       ['page', 'page=1&page=2'],

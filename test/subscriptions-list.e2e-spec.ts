@@ -23,6 +23,16 @@ function expectValidationError(res: Response, path: string, field: string): void
 
 const hrefQuery = (href: string) => Object.fromEntries(new URL(href, 'http://x').searchParams);
 
+type Key = 'id' | 'name' | 'active' | 'createdAt' | 'updatedAt';
+const compare = (key: Key, direction: 'asc' | 'desc') => (a: Item, b: Item) => {
+  const av = a[key];
+  const bv = b[key];
+  // Lower-case ASCII names only: the same order under any collation.
+  let c = av === bv ? 0 : av < bv ? -1 : 1;
+  if (direction === 'desc') c = -c;
+  return c !== 0 ? c : a.id - b.id; // tie-break: id ascending
+};
+
 describe('Webhook subscription lists: paging, sort, index, active', () => {
   let t: TestApp;
   let partner: TestUser;
@@ -161,6 +171,31 @@ describe('Webhook subscription lists: paging, sort, index, active', () => {
       expect(far.body).toMatchObject({ empty: true, content: [], number: 2147483647 });
     });
 
+    it.each([
+      ['2147483648', PATH],
+      ['90071992547409', PATH], // × 100 is just under 2^53: the offset still goes to PostgreSQL
+      ['90071992547410', PATH], // × 100 is past 2^53: empty without a query
+      ['99999999999999999999', PATH],
+      ['99999999999999999999', `${PATH}/active`],
+    ])('answers page=%s of %s with the right envelope, count and links', async (page, path) => {
+      const res = await list({ page, size: 100, sort: 'name,desc' }, partner, path).expect(200);
+      const total = path === PATH ? 7 : items.filter((s) => s.active).length;
+      expect(res.body).toMatchObject({
+        totalElements: total,
+        totalPages: 1,
+        numberOfElements: 0,
+        size: 100,
+        first: false,
+        last: true,
+        empty: true,
+        content: [],
+      });
+      expect(res.text).toContain(`"number":${page},`);
+      expect(hrefQuery(res.body._links.self.href)).toEqual({ sort: 'name,desc', size: '100', page });
+      expect(hrefQuery(res.body._links.prev.href).page).toBe('0');
+      expect(res.body._links.next).toBeUndefined();
+    });
+
     it('keeps sort and index in every link', async () => {
       const res = await list({ size: 1, sort: 'name,desc', index: 'a' }).expect(200);
       for (const rel of ['self', 'first', 'last', 'next']) {
@@ -174,16 +209,6 @@ describe('Webhook subscription lists: paging, sort, index, active', () => {
   });
 
   describe('sort', () => {
-    type Key = 'id' | 'name' | 'active' | 'createdAt' | 'updatedAt';
-    const compare = (key: Key, direction: 'asc' | 'desc') => (a: Item, b: Item) => {
-      const av = a[key];
-      const bv = b[key];
-      // Lower-case ASCII names only: the same order under any collation.
-      let c = av === bv ? 0 : av < bv ? -1 : 1;
-      if (direction === 'desc') c = -c;
-      return c !== 0 ? c : a.id - b.id; // tie-break: id ascending
-    };
-
     it.each([
       ['id', 'asc'],
       ['id', 'desc'],
@@ -369,8 +394,74 @@ describe('Webhook subscription lists: paging, sort, index, active', () => {
       expectValidationError(res, ACTIVE, 'active');
     });
 
-    it('rejects sort and index, which this list does not take', async () => {
-      expectValidationError(await list({ sort: 'name' }, partner, ACTIVE), ACTIVE, 'sort');
+    it.each([
+      ['name', 'desc', 'true'],
+      ['name', 'asc', 'false'],
+      ['createdAt', 'asc', 'false'],
+      ['updatedAt', 'desc', 'true'],
+      ['id', 'desc', 'true'],
+    ] as Array<[Key, 'asc' | 'desc', string]>)(
+      'sorts by %s %s with active=%s, ties broken by id',
+      async (key, direction, active) => {
+        const expected = items
+          .filter((s) => String(s.active) === active)
+          .sort(compare(key, direction))
+          .map((s) => s.id);
+        const res = await list({ active, sort: `${key},${direction}` }, partner, ACTIVE).expect(200);
+        expect(ids(res)).toEqual(expected);
+        expect(hrefQuery(res.body._links.self.href)).toEqual({
+          sort: `${key},${direction}`,
+          active,
+          size: '20',
+          page: '0',
+        });
+      },
+    );
+
+    it('pages through a sorted list without gaps or repeats, keeping sort in the links', async () => {
+      const expected = items
+        .filter((s) => s.active)
+        .sort(compare('name', 'asc'))
+        .map((s) => s.id);
+      const seen: number[] = [];
+      for (let page = 0; page < 3; page++) {
+        const res = await list({ sort: 'name', size: 2, page }, partner, ACTIVE).expect(200);
+        expect(hrefQuery(res.body._links.first.href)).toMatchObject({ sort: 'name', size: '2' });
+        seen.push(...ids(res));
+      }
+      expect(seen).toEqual(expected);
+    });
+
+    it('accepts several sort parameters, applied in order', async () => {
+      // foxtrot and bravo, both inactive, share a createdAt: name, not id, decides between them.
+      const expected = items
+        .filter((s) => !s.active)
+        .sort((a, b) =>
+          (a.createdAt === b.createdAt ? compare('name', 'asc') : compare('createdAt', 'asc'))(a, b),
+        )
+        .map((s) => s.id);
+      const byId = items
+        .filter((s) => !s.active)
+        .sort(compare('createdAt', 'asc'))
+        .map((s) => s.id);
+      expect(expected).not.toEqual(byId);
+      const res = await t
+        .http()
+        .get(`${ACTIVE}?active=false&sort=createdAt,asc&sort=name`)
+        .set(bearer(partner))
+        .expect(200);
+      expect(ids(res)).toEqual(expected);
+      expect(res.body._links.self.href).toContain('sort=createdAt%2Casc&sort=name');
+    });
+
+    it.each(['tenant', 'url', 'headerValue', 'created_at', 'name,up', 'id;DROP TABLE subscriptions', ''])(
+      'rejects sort=%p with 400 naming sort, as the main list does',
+      async (sort) => {
+        expectValidationError(await list({ sort }, partner, ACTIVE), ACTIVE, 'sort');
+      },
+    );
+
+    it('rejects index, which this list does not take', async () => {
       expectValidationError(await list({ index: 'a' }, partner, ACTIVE), ACTIVE, 'index');
     });
   });

@@ -3,14 +3,14 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { CurrentUser } from '../auth/decorators/current-user.decorator';
 import { Roles } from '../auth/decorators/roles.decorator';
-import { PageQueryDto } from '../common/paging/page-query.dto';
 import { Page, toPage } from '../common/paging/page';
 import { UserRole } from '../common/reference/enums';
 import { IdParamPipe } from '../common/validation/id-param.pipe';
-import { ApiErrors, ApiIdParam, ApiPageOf, ApiPageQuery } from '../docs/schemas';
+import { ApiErrors, ApiIdParam, ApiPageOf, ApiPageQuery, ApiSortQuery } from '../docs/schemas';
 import { DeliveriesService } from './deliveries.service';
 import { DeliveryIdPipe } from './delivery-id.pipe';
 import { DeliveryResponse, toDeliveryResponse } from './dto/delivery.response';
+import { DELIVERY_SORT_FIELDS, ListDeliveriesQueryDto } from './dto/list-deliveries.query';
 
 // Documentation only (OpenAPI).
 const FORBIDDEN: [number, string] = [
@@ -20,8 +20,9 @@ const FORBIDDEN: [number, string] = [
 const ApiSubscriptionId = () => ApiIdParam('id', 'Subscription id', 1);
 
 /**
- * GET /webhooks/subscriptions/{id}/deliveries: one record per attempt, newest first. ROLE_PARTNER on
- * its own tenant, administrators on every tenant; anyone else 403 (contract section 3).
+ * GET /webhooks/subscriptions/{id}/deliveries: one record per attempt, newest first unless `sort`
+ * says otherwise. ROLE_PARTNER on its own tenant, administrators on every tenant; anyone else 403
+ * (contract section 3).
  */
 @ApiTags('Webhook deliveries')
 @Roles(UserRole.ROLE_PARTNER)
@@ -32,14 +33,18 @@ export class DeliveriesController {
   @ApiOperation({
     summary: 'Delivery history of a subscription',
     description:
-      'One record per delivery attempt, newest first. A FAILED delivery is not resent; its ' +
-      '`httpStatusCode` and `errorMessage` say why (a receiver refusing a request shows up here).',
+      'One record per delivery attempt, newest first unless `sort` says otherwise. A FAILED ' +
+      'delivery is not resent; its `httpStatusCode` and `errorMessage` say why (a receiver refusing ' +
+      'a request shows up here). Ties in `sort` are broken by `sentAt` (newest first unless `sort` ' +
+      'names it), then `id` in the same direction; a null `httpStatusCode` sorts after every code ' +
+      'ascending, before them descending.',
   })
   @ApiSubscriptionId()
   @ApiPageQuery()
+  @ApiSortQuery(Object.keys(DELIVERY_SORT_FIELDS), 'sentAt,desc then id,desc (newest first)')
   @ApiPageOf(DeliveryResponse, 'A page of delivery records')
   @ApiErrors(
-    [400, 'Invalid id, page or size'],
+    [400, 'Invalid id, page, size or sort'],
     401,
     FORBIDDEN,
     [404, 'No such subscription, or it belongs to another tenant'],
@@ -49,17 +54,17 @@ export class DeliveriesController {
   async list(
     @CurrentUser() user: AuthenticatedUser,
     @Param('id', IdParamPipe) id: number,
-    @Query() query: PageQueryDto,
+    @Query() query: ListDeliveriesQueryDto,
   ): Promise<Page<DeliveryResponse>> {
     const subscription = await this.deliveries.visibleSubscription(user, id);
-    const [records, total] = await this.deliveries.list(id, query.page, query.size);
+    const [records, total] = await this.deliveries.list(id, query.sort, query.page, query.size);
     return toPage(
       records.map((r) => toDeliveryResponse(r, subscription.name)),
       total,
       query.page,
       query.size,
       `/webhooks/subscriptions/${id}/deliveries`,
-      {},
+      { sort: query.sort },
     );
   }
 

@@ -2,8 +2,26 @@ import { Injectable, NotFoundException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
+import { pageOffset } from '../common/paging/page';
+import { parseSort, SortOrder } from '../common/paging/sort';
 import { Subscription } from '../subscriptions/subscription.entity';
+import { DELIVERY_SORT_FIELDS } from './dto/list-deliveries.query';
 import { WebhookDelivery } from './webhook-delivery.entity';
+
+/**
+ * Newest first by default (sentAt desc, id desc: contract section 6), which
+ * IDX_webhook_deliveries_subscription_sent_at serves, backwards too. Any other sort is over one
+ * subscription's history, ties broken by sentAt (newest first unless the sort names it) and then id
+ * in sentAt's direction, so the order is total and pages never overlap.
+ */
+function deliveryOrder(sort: string[] | undefined): SortOrder[] {
+  const orders = parseSort(sort, DELIVERY_SORT_FIELDS, []);
+  if (orders.some((o) => o.column === 'id')) return orders; // unique already
+  let sentAt = orders.find((o) => o.column === 'sentAt');
+  if (!sentAt) orders.push((sentAt = { column: 'sentAt', direction: 'DESC' }));
+  orders.push({ column: 'id', direction: sentAt.direction });
+  return orders;
+}
 
 /** Read side of the delivery history; the dispatcher writes it. */
 @Injectable()
@@ -23,14 +41,17 @@ export class DeliveriesService {
     return subscription;
   }
 
-  /** Newest first (sentAt desc, id desc): IDX_webhook_deliveries_subscription_sent_at. */
-  list(subscriptionId: number, page: number, size: number): Promise<[WebhookDelivery[], number]> {
-    return this.deliveries.findAndCount({
-      where: { subscriptionId },
-      order: { sentAt: 'DESC', id: 'DESC' },
-      skip: page * size,
-      take: size,
-    });
+  /** One page of a subscription's history, in `sort`'s order (deliveryOrder). */
+  async list(
+    subscriptionId: number,
+    sort: string[] | undefined,
+    page: bigint,
+    size: number,
+  ): Promise<[WebhookDelivery[], number]> {
+    const order = Object.fromEntries(deliveryOrder(sort).map((o) => [o.column, o.direction]));
+    const offset = pageOffset(page, size);
+    if (offset === undefined) return [[], await this.deliveries.countBy({ subscriptionId })];
+    return this.deliveries.findAndCount({ where: { subscriptionId }, order, skip: offset, take: size });
   }
 
   async get(subscriptionId: number, id: string): Promise<WebhookDelivery> {

@@ -100,7 +100,14 @@ export class PageSchema {
   totalElements: number;
   @ApiProperty({ type: 'integer', minimum: 0, description: 'Elements in this page', example: 20 })
   numberOfElements: number;
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'Current page, zero-based', example: 0 })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description:
+      'Current page, zero-based: the page asked for, written with its exact digits even past ' +
+      '2^53 - 1, where a JavaScript JSON.parse rounds it (the `self` link keeps it as text)',
+    example: 0,
+  })
   number: number;
   @ApiProperty({
     type: 'integer',
@@ -156,9 +163,9 @@ export const ApiPageQuery = () =>
       required: false,
       type: 'integer',
       minimum: 0,
-      maximum: 2_147_483_647,
       default: 0,
-      description: 'Zero-based page number; a page past the end is an empty page',
+      description:
+        'Zero-based page number, any number of digits; a page past the end, however far, is an empty page',
       example: 0,
     }),
     ApiQuery({

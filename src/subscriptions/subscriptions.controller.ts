@@ -85,11 +85,13 @@ export class SubscriptionsController {
   // Declared before ':id', so "active" is never read as an id.
   @ApiOperation({
     summary: 'List subscriptions by active flag',
-    description: 'The active subscriptions (or, with `active=false`, the inactive ones), by id.',
+    description:
+      'The active subscriptions (or, with `active=false`, the inactive ones); `sort` as on the main list.',
   })
   @ApiPageQuery()
+  @ApiSortQuery(Object.keys(SUBSCRIPTION_SORT_FIELDS), 'id,asc')
   @ApiPageOf(SubscriptionResponse, 'A page of subscriptions')
-  @ApiErrors([400, 'Invalid active, page, size or tenant'], 401, FORBIDDEN, 429)
+  @ApiErrors([400, 'Invalid active, page, size, sort or tenant'], 401, FORBIDDEN, 429)
   @Get('active')
   async listActive(
     @CurrentUser() user: AuthenticatedUser,
@@ -98,6 +100,7 @@ export class SubscriptionsController {
     rejectTenantFilter(user, query.tenant);
     const [items, total] = await this.subscriptions.listActive(user, query);
     return toPage(items.map(toSubscriptionResponse), total, query.page, query.size, `${PATH}/active`, {
+      sort: query.sort,
       active: query.active,
       tenant: query.tenant,
     });

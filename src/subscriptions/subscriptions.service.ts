@@ -7,6 +7,7 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import type { QueryResult } from 'typeorm/query-runner/QueryResult';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { ValidationFailedException } from '../common/errors/validation-failed.exception';
+import { pageOffset } from '../common/paging/page';
 import { parseSort } from '../common/paging/sort';
 import { MAX_STRING_LENGTH } from '../common/reference/enums';
 import { SecretBox } from '../common/crypto/secret-box';
@@ -24,6 +25,16 @@ const COLUMNS = `id, tenant, active, name, url, description, events, header_name
 
 /** `\`, `%` and `_` match themselves in `index` (contract section 4). */
 export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * ORDER BY for both lists: `sort` over SUBSCRIPTION_SORT_FIELDS (default id asc), ties broken by id so
+ * pages never overlap. Columns come only from the parseSort whitelist, never from the request text.
+ */
+function orderByOf(sort: string[] | undefined): string {
+  const orders = parseSort(sort, SUBSCRIPTION_SORT_FIELDS, []);
+  if (!orders.some((o) => o.column === 'id')) orders.push({ column: 'id', direction: 'ASC' });
+  return orders.map((o) => `${o.column} ${o.direction}`).join(', ');
+}
 
 /** Distinct SQL texts run as named prepared statements (each connection keeps at most this many). */
 const MAX_PREPARED_STATEMENTS = 100;
@@ -63,16 +74,12 @@ export class SubscriptionsService {
     user: AuthenticatedUser,
     query: ListSubscriptionsQueryDto,
   ): Promise<[SubscriptionRecord[], number]> {
-    const orders = parseSort(query.sort, SUBSCRIPTION_SORT_FIELDS, []);
-    if (!orders.some((o) => o.column === 'id')) orders.push({ column: 'id', direction: 'ASC' });
     const where = this.visibleTo(user, query.tenant);
     if (query.index) {
       // lower(name) LIKE lower(pattern): the form the trigram index IDX_subscriptions_name_trgm serves.
       where.add((p) => `lower(name) LIKE lower(${p}) ESCAPE '\\'`, `%${escapeLike(query.index)}%`);
     }
-    // Columns come only from the parseSort whitelist, never from the request text.
-    const orderBy = orders.map((o) => `${o.column} ${o.direction}`).join(', ');
-    return this.page(where, orderBy, query.page, query.size);
+    return this.page(where, orderByOf(query.sort), query.page, query.size);
   }
 
   async listActive(
@@ -80,7 +87,7 @@ export class SubscriptionsService {
     query: ListActiveSubscriptionsQueryDto,
   ): Promise<[SubscriptionRecord[], number]> {
     const where = this.visibleTo(user, query.tenant).add((p) => `active = ${p}`, query.active ?? true);
-    return this.page(where, 'id ASC', query.page, query.size);
+    return this.page(where, orderByOf(query.sort), query.page, query.size);
   }
 
   async get(user: AuthenticatedUser, id: number): Promise<SubscriptionRecord> {
@@ -190,15 +197,18 @@ export class SubscriptionsService {
   private async page(
     where: Conditions,
     orderBy: string,
-    page: number,
+    page: bigint,
     size: number,
   ): Promise<[SubscriptionRecord[], number]> {
     const n = where.params.length;
+    const offset = pageOffset(page, size);
     const [rows, count] = await Promise.all([
-      this.prepared<SubscriptionRecord>(
-        `SELECT ${COLUMNS} FROM subscriptions ${where.where} ORDER BY ${orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`,
-        [...where.params, size, page * size],
-      ),
+      offset === undefined
+        ? []
+        : this.prepared<SubscriptionRecord>(
+            `SELECT ${COLUMNS} FROM subscriptions ${where.where} ORDER BY ${orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`,
+            [...where.params, size, offset],
+          ),
       this.prepared<{ total: string }>(
         `SELECT count(*) AS total FROM subscriptions ${where.where}`,
         where.params,

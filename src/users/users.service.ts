@@ -2,6 +2,7 @@ import { ConflictException, Injectable, NotFoundException } from '@nestjs/common
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import { QueryFailedError, Repository } from 'typeorm';
+import { pageOffset } from '../common/paging/page';
 import { parseSort } from '../common/paging/sort';
 import { User } from './user.entity';
 import { CreateUserDto } from './dto/create-user.dto';
@@ -72,10 +73,9 @@ export class UsersService {
     if (query.tenant !== undefined) qb.where('u.tenant = :tenant', { tenant: query.tenant });
     for (const o of orders) qb.addOrderBy(`u.${o.column}`, o.direction);
     if (!orders.some((o) => o.column === 'id')) qb.addOrderBy('u.id', 'ASC');
-    return qb
-      .skip(query.page * query.size)
-      .take(query.size)
-      .getManyAndCount();
+    const offset = pageOffset(query.page, query.size);
+    if (offset === undefined) return [[], await qb.getCount()];
+    return qb.skip(offset).take(query.size).getManyAndCount();
   }
 
   async update(id: number, dto: UpdateUserDto): Promise<User> {

@@ -1,9 +1,8 @@
 import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateBy } from 'class-validator';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
-const MAX_PAGE = 2_147_483_647;
 
 /**
  * Query strings arrive as strings: only a plain decimal becomes a number; anything else (an array
@@ -12,14 +11,29 @@ const MAX_PAGE = 2_147_483_647;
 export const toInteger = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\d{1,10}$/.test(value) ? Number(value) : value;
 
+/**
+ * Any run of ASCII digits is an integer ≥ 0, however long, and a page past the end is an empty page
+ * (contract section 4): read as a bigint, so no page number is rounded or refused. Anything else
+ * stays as it is and fails IsPageNumber.
+ */
+const toPageNumber = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^\d+$/.test(value) ? BigInt(value) : value;
+
+const IsPageNumber = () =>
+  ValidateBy({
+    name: 'isPageNumber',
+    validator: {
+      validate: (value: unknown) => typeof value === 'bigint',
+      defaultMessage: () => 'page must be an integer ≥ 0',
+    },
+  });
+
 /** `page` and `size` (contract section 4): page ≥ 0, size 1..100. */
 export class PageQueryDto {
   @IsOptional()
-  @Transform(toInteger)
-  @IsInt({ message: 'page must be an integer ≥ 0' })
-  @Min(0, { message: 'page must be an integer ≥ 0' })
-  @Max(MAX_PAGE, { message: `page must be at most ${MAX_PAGE}` })
-  page: number = 0;
+  @Transform(toPageNumber)
+  @IsPageNumber()
+  page: bigint = 0n;
 
   @IsOptional()
   @Transform(toInteger)

@@ -1,15 +1,18 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsOptional } from 'class-validator';
-import { PageQueryDto } from '../../common/paging/page-query.dto';
+import { SortedPageQueryDto } from '../../common/paging/page-query.dto';
 import { TenantFilter } from './list-subscriptions.query';
 
 // Only the two words are booleans; "1", "TRUE", "" or a repeated parameter stay as they are and fail.
 const toBoolean = ({ value }: { value: unknown }) =>
   value === 'true' ? true : value === 'false' ? false : value;
 
-/** GET /webhooks/subscriptions/active?active&page&size (+ tenant for administrators). */
-export class ListActiveSubscriptionsQueryDto extends PageQueryDto {
+/**
+ * GET /webhooks/subscriptions/active?active&page&size&sort (+ tenant for administrators); `sort` as on
+ * the main list (spec, Limits: sort on all list endpoints).
+ */
+export class ListActiveSubscriptionsQueryDto extends SortedPageQueryDto {
   /** Omitted means true (contract section 4). */
   @ApiPropertyOptional({
     type: Boolean,
