@@ -1,10 +1,12 @@
 import { CreateUsers1763700000000 } from './1763700000000-CreateUsers';
 import { CreateSubscriptions1763700100000 } from './1763700100000-CreateSubscriptions';
 import { CreateDispatcher1763700200000 } from './1763700200000-CreateDispatcher';
+import { NotifySubscriptionsGone1763700300000 } from './1763700300000-NotifySubscriptionsGone';
 
 /** Every migration, in order. `npm run migration:generate` writes a file here: add its class below. */
 export const migrations = [
   CreateUsers1763700000000,
   CreateSubscriptions1763700100000,
   CreateDispatcher1763700200000,
+  NotifySubscriptionsGone1763700300000,
 ];

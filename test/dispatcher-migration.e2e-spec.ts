@@ -7,7 +7,7 @@ import { adminQuery, ADMIN_URL_ENV, RUN_PREFIX_ENV, withDatabase } from './suppo
 
 const DISPATCHER_TABLES = ['webhook_deliveries', 'webhook_events', 'webhook_jobs'];
 
-describe('migration CreateDispatcher', () => {
+describe('migrations CreateDispatcher and NotifySubscriptionsGone', () => {
   let name: string;
   let ds: DataSource;
 
@@ -31,11 +31,24 @@ describe('migration CreateDispatcher', () => {
     ).map((r: { table_name: string }) => r.table_name),
     functions: (await ds.query(`SELECT proname FROM pg_proc WHERE proname = 'webhook_jobs_notify'`)).length,
   });
+  const goneTriggers = async () =>
+    (
+      await ds.query(
+        `SELECT tgname FROM pg_trigger WHERE tgrelid = 'subscriptions'::regclass AND NOT tgisinternal ORDER BY 1`,
+      )
+    ).map((r: { tgname: string }) => r.tgname);
 
   it('creates the tables with named indexes, keys and the NOTIFY trigger, reverts cleanly and applies again', async () => {
     const applied = await runMigrations(ds);
-    expect(applied.at(-1)).toBe('CreateDispatcher1763700200000');
-    expect(migrations.at(-1)?.name).toBe('CreateDispatcher1763700200000');
+    expect(applied.slice(-2)).toEqual([
+      'CreateDispatcher1763700200000',
+      'NotifySubscriptionsGone1763700300000',
+    ]);
+    expect(migrations.at(-1)?.name).toBe('NotifySubscriptionsGone1763700300000');
+    await expect(goneTriggers()).resolves.toEqual([
+      'TRG_subscriptions_gone_delete',
+      'TRG_subscriptions_gone_move',
+    ]);
     await expect(objects()).resolves.toEqual({ tables: DISPATCHER_TABLES, functions: 1 });
 
     const indexes = await ds.query(
@@ -68,10 +81,17 @@ describe('migration CreateDispatcher', () => {
     ).resolves.toHaveLength(1);
 
     await ds.undoLastMigration({ transaction: 'each' });
+    await expect(goneTriggers()).resolves.toEqual([]);
+    await expect(objects()).resolves.toEqual({ tables: DISPATCHER_TABLES, functions: 1 });
+    await ds.undoLastMigration({ transaction: 'each' });
     await expect(objects()).resolves.toEqual({ tables: [], functions: 0 });
     await expect(ds.query(`SELECT 1 FROM subscriptions LIMIT 1`)).resolves.toEqual([]);
 
-    await expect(runMigrations(ds)).resolves.toEqual(['CreateDispatcher1763700200000']);
+    await expect(runMigrations(ds)).resolves.toEqual([
+      'CreateDispatcher1763700200000',
+      'NotifySubscriptionsGone1763700300000',
+    ]);
     await expect(objects()).resolves.toEqual({ tables: DISPATCHER_TABLES, functions: 1 });
+    await expect(goneTriggers()).resolves.toHaveLength(2);
   });
 });

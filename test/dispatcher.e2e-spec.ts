@@ -663,4 +663,29 @@ describe('Dispatcher: licence events to webhook deliveries', () => {
     await expect(deliveriesOf(t.dataSource, sub.id)).resolves.toHaveLength(1);
     await expect(pendingJobs(t.dataSource, sub.id)).resolves.toBe(0);
   }, 20_000);
+  it('does not send the jobs it claimed ahead for a subscription deleted through the API meanwhile', async () => {
+    // 4 slots: 1 request in flight per receiver, 1 more claimed ahead and waiting here.
+    const hook = await receiver({ status: 200, delayMs: 300 });
+    const tenant = uniq('tenant');
+    const sub = await createSubscription(t, { tenant, url: hook.url() });
+    const owner = await t.createUser({ tenant });
+    await t.dataSource.transaction(async (manager) => {
+      const publisher = t.app.get(LicenceEventPublisher);
+      for (let i = 0; i < 2; i++) {
+        await publisher.publish(new LicenceCreatedSuccessEvent({ tenant, licence: licence() }), {
+          transaction: manager,
+        });
+      }
+    });
+    await hook.waitFor(1); // the first is in flight for 300 ms, the second claimed and waiting
+    await t
+      .http()
+      .delete(`/webhooks/subscriptions/${sub.id}`)
+      .set('authorization', `Bearer ${owner.token}`)
+      .expect(200);
+    await sleep(800); // the first has been answered; the second would have gone out by now
+    expect(hook.receipts).toHaveLength(1);
+    await expect(pendingJobs(t.dataSource, sub.id)).resolves.toBe(0);
+    await expect(deliveriesOf(t.dataSource, sub.id)).resolves.toHaveLength(0);
+  });
 });

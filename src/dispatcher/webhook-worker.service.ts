@@ -11,6 +11,8 @@ import { DeliveryOutcome, WebhookSender } from './webhook-sender.service';
 
 /** Channel of the NOTIFY sent by the webhook_jobs insert trigger (migration CreateDispatcher). */
 export const JOBS_CHANNEL = 'webhook_jobs';
+/** Channel of the NOTIFY sent when subscriptions are deleted or change tenant (migration NotifySubscriptionsGone). */
+export const GONE_CHANNEL = 'webhook_subscriptions_gone';
 /** Most jobs taken by one claim query. */
 const MAX_CLAIM_BATCH = 100;
 /** Completions are written together: when this many are waiting, or FLUSH_DELAY_MS after the first. */
@@ -172,6 +174,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private flushTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
   private claimWanted = false;
+  /** Counts GONE_CHANNEL notifications, so a claim that raced one checks its jobs too. */
+  private goneEpoch = 0;
   /** Due jobs may be waiting that the last claim did not take (batch full, receivers saturated). */
   private backlog = true;
   private claiming: Promise<void> | undefined;
@@ -252,6 +256,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
         }
       }
       const wanted = Math.min(room, MAX_CLAIM_BATCH);
+      const epoch = this.goneEpoch;
       // Measured before the lease is taken, so the local deadline is never later than the lease allows.
       const sendBy = performance.now() + MAX_QUEUE_WAIT_MS;
       let jobs: ClaimedJob[];
@@ -278,6 +283,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
         this.queue.push({ ...job, sendBy });
         this.queuedPerReceiver.set(job.origin, (this.queuedPerReceiver.get(job.origin) ?? 0) + 1);
       }
+      // Read before a subscription went meanwhile: drop its jobs before any starts.
+      if (this.goneEpoch !== epoch && jobs.length > 0) await this.dropGone();
       this.drain();
       this.backlog = jobs.length === wanted || saturated.length > 0 || limited.length > 0;
       if (jobs.length === wanted) this.claimWanted = true;
@@ -299,14 +306,44 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
         i++;
         continue;
       }
-      this.queue.splice(i, 1);
-      const left = this.queuedPerReceiver.get(job.origin)! - 1;
-      if (left > 0) this.queuedPerReceiver.set(job.origin, left);
-      else this.queuedPerReceiver.delete(job.origin);
+      this.unqueue(i);
       if (late) expired.push(job);
       else this.start(job);
     }
     if (expired.length > 0) void this.releaseUnsent(expired);
+  }
+
+  /**
+   * Subscriptions were deleted or moved to another tenant: their jobs are gone from the outbox
+   * (contract section 5), so the ones claimed ahead and waiting here are dropped unsent. Those
+   * already in flight finish; their records are not written (COMPLETE_SQL).
+   */
+  private async dropGone(): Promise<void> {
+    if (this.queue.length === 0) return;
+    const ids = [...new Set(this.queue.map((job) => job.subscriptionId))];
+    let rows: Array<{ id: number; tenant: string }>;
+    try {
+      rows = await this.dataSource.query(`SELECT id, tenant FROM subscriptions WHERE id = ANY ($1::int[])`, [
+        ids,
+      ]);
+    } catch (error) {
+      // They are sent; their records are not written.
+      this.logger.error({ err: error }, 'checking queued webhook jobs against their subscriptions failed');
+      return;
+    }
+    const tenantOf = new Map(rows.map((row) => [row.id, row.tenant]));
+    for (let i = this.queue.length - 1; i >= 0; i--) {
+      const job = this.queue[i];
+      if (tenantOf.get(job.subscriptionId) !== job.tenant) this.unqueue(i);
+    }
+  }
+
+  /** Takes the job at `index` out of the local queue. */
+  private unqueue(index: number): void {
+    const [job] = this.queue.splice(index, 1);
+    const left = this.queuedPerReceiver.get(job.origin)! - 1;
+    if (left > 0) this.queuedPerReceiver.set(job.origin, left);
+    else this.queuedPerReceiver.delete(job.origin);
   }
 
   private async releaseUnsent(jobs: QueuedJob[]): Promise<void> {
@@ -431,14 +468,19 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     };
     client.on('error', reconnect);
     client.on('end', () => reconnect());
-    client.on('notification', () => {
+    client.on('notification', (message: pg.Notification) => {
+      if (message.channel === GONE_CHANNEL) {
+        this.goneEpoch++;
+        void this.dropGone();
+        return;
+      }
       this.backlog = true;
       this.wake();
     });
     this.listener = client;
     try {
       await client.connect();
-      await client.query(`LISTEN ${JOBS_CHANNEL}`);
+      await client.query(`LISTEN ${JOBS_CHANNEL}; LISTEN ${GONE_CHANNEL}`);
       this.wake(); // anything published while nobody was listening
     } catch (error) {
       reconnect(error);
