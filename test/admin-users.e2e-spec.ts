@@ -20,6 +20,10 @@ const USER_KEYS = [
   'userName',
 ];
 
+/** Variation selectors, which class-validator's @MaxLength does not count and PostgreSQL does. */
+const VS15 = '\uFE0E';
+const VS16 = '\uFE0F';
+
 const bearer = (user: { token: string }) => `Bearer ${user.token}`;
 const fields = (body: { errors?: Array<{ field: string }> }) =>
   (body.errors ?? []).map((e) => e.field).sort();
@@ -106,6 +110,27 @@ describe('/admin/users (contract section 2)', () => {
       expect(user).toMatchObject({ userName: body.email, hub: false, isAdministrator: false, enabled: true });
     });
 
+    it('accepts 255 characters as PostgreSQL counts them (emoji and variation selectors too)', async () => {
+      const long = {
+        password: `${'p'.repeat(254)}${VS16}`,
+        tenant: '🚀'.repeat(255),
+        partnerName: `${'n'.repeat(254)}${VS16}`,
+        userName: `${'✔'.repeat(127)}${VS16.repeat(128)}`,
+      };
+      const { body, user } = await create(long);
+      expect(user).toMatchObject({
+        tenant: long.tenant,
+        partnerName: long.partnerName,
+        userName: long.userName,
+      });
+      const [row] = await t.dataSource.query(
+        'SELECT tenant, partner_name, user_name FROM users WHERE id = $1',
+        [user.id],
+      );
+      expect(row).toEqual({ tenant: long.tenant, partner_name: long.partnerName, user_name: long.userName });
+      await login(body.email, long.password).expect(200);
+    });
+
     it('creates an administrator whose token passes admin-only routes', async () => {
       const { body } = await create({ administrator: true, role: 'ROLE_BRANCH' });
       const token = (await login(body.email, body.password).expect(200)).body.token as string;
@@ -178,6 +203,20 @@ describe('/admin/users (contract section 2)', () => {
       ['partnerName', { partnerName: 'n'.repeat(256) }],
       ['userName', { userName: 'u'.repeat(256) }],
       ['userName', { userName: '' }],
+      // 256 characters as PostgreSQL counts them; @MaxLength left the variation selector out.
+      ['password', { password: `${'p'.repeat(255)}${VS16}` }],
+      ['tenant', { tenant: `${'t'.repeat(255)}${VS16}` }],
+      ['partnerName', { partnerName: `${'n'.repeat(255)}${VS16}` }],
+      ['userName', { userName: `${'u'.repeat(254)}${VS15}${VS16}` }],
+      ['password', { password: `${'p'.repeat(6)}${VS16}` }],
+      // PostgreSQL refuses NUL in text (22021); other control characters as in subscription names.
+      ['email', { email: 'a\u0000b@example.com' }],
+      ['tenant', { tenant: 'a\u0000b' }],
+      ['partnerName', { partnerName: 'a\u0000b' }],
+      ['userName', { userName: 'a\u0000b' }],
+      ['tenant', { tenant: 'a\nb' }],
+      ['partnerName', { partnerName: 'a\u007fb' }],
+      ['userName', { userName: 'a\u0085b' }],
       ['administrator', { administrator: 'true' }],
       ['hub', { hub: 1 }],
       ['isAdministrator', { isAdministrator: true }],
@@ -466,6 +505,8 @@ describe('/admin/users (contract section 2)', () => {
       ['sort=id,asc,extra', 'sort'],
       ['tenant=', 'tenant'],
       ['tenant=a&tenant=b', 'tenant'],
+      [`tenant=${'t'.repeat(255)}%EF%B8%8F`, 'tenant'],
+      ['tenant=a%00b', 'tenant'],
       ['bogus=1', 'bogus'],
     ])('answers 400 for ?%s naming %s', async (query, field) => {
       const res = await t.http().get(`/admin/users?${query}`).set('authorization', bearer(admin)).expect(400);
@@ -594,6 +635,12 @@ describe('/admin/users (contract section 2)', () => {
       ['partnerName', { partnerName: '' }],
       ['partnerName', { partnerName: 'x'.repeat(256) }],
       ['userName', { userName: 'y'.repeat(256) }],
+      ['password', { password: `${'p'.repeat(255)}${VS16}` }],
+      ['partnerName', { partnerName: `${'x'.repeat(255)}${VS16}` }],
+      ['userName', { userName: `${'y'.repeat(255)}${VS15}` }],
+      ['partnerName', { partnerName: 'a\u0000b' }],
+      ['userName', { userName: 'a\u0000b' }],
+      ['userName', { userName: 'a\tb' }],
       ['email', { email: 'other@example.com' }],
       ['tenant', { tenant: 'other' }],
       ['partnerId', { partnerId: 9 }],
@@ -610,6 +657,13 @@ describe('/admin/users (contract section 2)', () => {
         .set('authorization', bearer(admin))
         .expect(200);
       expect(now.body).toEqual(user);
+    });
+
+    it('accepts 255 characters as PostgreSQL counts them', async () => {
+      const { user } = await create();
+      const change = { partnerName: `${'x'.repeat(254)}${VS16}`, userName: '🚀'.repeat(255) };
+      const res = await patch(user.id, change).expect(200);
+      expect(res.body).toMatchObject(change);
     });
 
     it('says a null field must not be null', async () => {

@@ -15,7 +15,7 @@ import { CreateSubscriptionDto } from './dto/create-subscription.dto';
 import { ListActiveSubscriptionsQueryDto } from './dto/list-active-subscriptions.query';
 import { ListSubscriptionsQueryDto, SUBSCRIPTION_SORT_FIELDS } from './dto/list-subscriptions.query';
 import type { SubscriptionRecord } from './dto/subscription.response';
-import { hasControlCharacters } from './dto/text-rules';
+import { hasControlCharacters } from '../common/validation/text-rules';
 import { isNonPublicHost } from './webhook-url';
 
 /** Every column but header_value_encrypted, named as the entity names them. */

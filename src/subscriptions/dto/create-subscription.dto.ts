@@ -14,7 +14,7 @@ import {
 } from 'class-validator';
 import { MAX_OBSERVATIONS_LENGTH, MAX_STRING_LENGTH, WebhookEvent } from '../../common/reference/enums';
 import { webhookUrlProblem } from '../webhook-url';
-import { MaxChars, NoControlCharacters, NotBlank } from './text-rules';
+import { MaxChars, NoControlCharacters, NotBlank } from '../../common/validation/text-rules';
 
 /** RFC 7230 `token` (tchar+). */
 const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

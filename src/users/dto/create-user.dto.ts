@@ -8,13 +8,12 @@ import {
   IsOptional,
   IsString,
   Max,
-  MaxLength,
   Min,
-  MinLength,
 } from 'class-validator';
-import { UserRole } from '../../common/reference/enums';
+import { MAX_STRING_LENGTH, UserRole } from '../../common/reference/enums';
+import { Chars, MaxChars, NoControlCharacters } from '../../common/validation/text-rules';
 
-/** POST /admin/users (contract section 2). */
+/** POST /admin/users (contract section 2). Lengths count characters as PostgreSQL does (Chars). */
 @ApiSchema({ name: 'CreateUserRequest', description: 'A new user (administrators only)' })
 export class CreateUserDto {
   @ApiProperty({
@@ -25,7 +24,7 @@ export class CreateUserDto {
     example: 'maria@acme.com',
   })
   @IsEmail({}, { message: 'email must be an e-mail address' })
-  @MaxLength(255)
+  @MaxChars(MAX_STRING_LENGTH)
   email: string;
 
   @ApiProperty({
@@ -37,8 +36,7 @@ export class CreateUserDto {
     example: 'correct horse battery staple',
   })
   @IsString()
-  @MinLength(8)
-  @MaxLength(255)
+  @Chars(8, MAX_STRING_LENGTH)
   password: string;
 
   @ApiProperty({
@@ -55,12 +53,13 @@ export class CreateUserDto {
     type: String,
     minLength: 1,
     maxLength: 255,
-    description: 'Tenant the user belongs to (a partner acts on its own tenant only)',
+    description: 'Tenant the user belongs to (a partner acts on its own tenant only); no control characters',
     example: 'acme',
   })
   @IsString()
   @IsNotEmpty()
-  @MaxLength(255)
+  @MaxChars(MAX_STRING_LENGTH)
+  @NoControlCharacters()
   tenant: string;
 
   @ApiProperty({
@@ -79,25 +78,27 @@ export class CreateUserDto {
     type: String,
     minLength: 1,
     maxLength: 255,
-    description: 'Associated partner name',
+    description: 'Associated partner name (no control characters)',
     example: 'Acme Ltda',
   })
   @IsString()
   @IsNotEmpty()
-  @MaxLength(255)
+  @MaxChars(MAX_STRING_LENGTH)
+  @NoControlCharacters()
   partnerName: string;
 
   @ApiPropertyOptional({
     type: String,
     minLength: 1,
     maxLength: 255,
-    description: 'User name',
+    description: 'User name (no control characters)',
     example: 'Maria Silva',
   })
   @IsOptional()
   @IsString()
   @IsNotEmpty()
-  @MaxLength(255)
+  @MaxChars(MAX_STRING_LENGTH)
+  @NoControlCharacters()
   userName?: string;
 
   @ApiPropertyOptional({

@@ -1,7 +1,8 @@
 import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { IsBoolean, IsEnum, IsNotEmpty, IsString, MaxLength, MinLength } from 'class-validator';
-import { UserRole } from '../../common/reference/enums';
+import { IsBoolean, IsEnum, IsNotEmpty, IsString } from 'class-validator';
+import { MAX_STRING_LENGTH, UserRole } from '../../common/reference/enums';
 import { OptionalNotNull } from '../../common/validation/optional-not-null';
+import { Chars, MaxChars, NoControlCharacters } from '../../common/validation/text-rules';
 
 /** PATCH /admin/users/{id}: any of these (contract section 2); each may be left out, none be null. */
 @ApiSchema({
@@ -26,8 +27,7 @@ export class UpdateUserDto {
   })
   @OptionalNotNull()
   @IsString()
-  @MinLength(8)
-  @MaxLength(255)
+  @Chars(8, MAX_STRING_LENGTH)
   password?: string;
   @ApiPropertyOptional({
     enum: UserRole,
@@ -42,25 +42,27 @@ export class UpdateUserDto {
     type: String,
     minLength: 1,
     maxLength: 255,
-    description: 'Associated partner name',
+    description: 'Associated partner name (no control characters)',
     example: 'Acme Ltda',
   })
   @OptionalNotNull()
   @IsString()
   @IsNotEmpty()
-  @MaxLength(255)
+  @MaxChars(MAX_STRING_LENGTH)
+  @NoControlCharacters()
   partnerName?: string;
   @ApiPropertyOptional({
     type: String,
     minLength: 1,
     maxLength: 255,
-    description: 'User name',
+    description: 'User name (no control characters)',
     example: 'Maria Silva',
   })
   @OptionalNotNull()
   @IsString()
   @IsNotEmpty()
-  @MaxLength(255)
+  @MaxChars(MAX_STRING_LENGTH)
+  @NoControlCharacters()
   userName?: string;
   @ApiPropertyOptional({ type: Boolean, description: 'The user is of hub type' })
   @OptionalNotNull()
