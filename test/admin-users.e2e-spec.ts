@@ -234,6 +234,34 @@ describe('/admin/users (contract section 2)', () => {
       expect(res.body.message).toContain(field);
     });
 
+    it('ignores the read-only fields of a user: id, createdAt, updatedAt, _links', async () => {
+      const readOnly = {
+        id: admin.id,
+        createdAt: '2000-01-01T00:00:00.000Z',
+        updatedAt: '2000-01-01T00:00:00.000Z',
+        _links: { self: { href: `/admin/users/${admin.id}` } },
+      };
+      const before = await t
+        .http()
+        .get(`/admin/users/${admin.id}`)
+        .set('authorization', bearer(admin))
+        .expect(200);
+      const { body, user } = await create(readOnly);
+      expect(user.id).not.toBe(admin.id);
+      expect(user).toMatchObject({
+        email: body.email,
+        _links: { self: { href: `/admin/users/${user.id}` } },
+      });
+      expect(new Date(user.createdAt as string).getFullYear()).toBeGreaterThan(2000);
+      expect(new Date(user.updatedAt as string).getFullYear()).toBeGreaterThan(2000);
+      const after = await t
+        .http()
+        .get(`/admin/users/${admin.id}`)
+        .set('authorization', bearer(admin))
+        .expect(200);
+      expect(after.body).toEqual(before.body);
+    });
+
     it('names every bad field at once, unknown ones included', async () => {
       const res = await t
         .http()
@@ -664,6 +692,119 @@ describe('/admin/users (contract section 2)', () => {
       const change = { partnerName: `${'x'.repeat(254)}${VS16}`, userName: '🚀'.repeat(255) };
       const res = await patch(user.id, change).expect(200);
       expect(res.body).toMatchObject(change);
+    });
+
+    describe('a user sent back as GET returned it (contract section 4)', () => {
+      const read = async (id: number) =>
+        (await t.http().get(`/admin/users/${id}`).set('authorization', bearer(admin)).expect(200))
+          .body as Record<string, unknown>;
+
+      it.each([
+        ['userName', 'Changed Name'],
+        ['partnerName', 'Changed Ltda'],
+        ['role', 'ROLE_CLIENT'],
+        ['hub', true],
+        ['enabled', false],
+      ])('takes the GET body with %s changed', async (field, value) => {
+        const { user } = await create();
+        const got = await read(user.id);
+        const res = await patch(user.id, { ...got, [field]: value }).expect(200);
+        expect(res.body).toEqual({ ...got, [field]: value, updatedAt: expect.stringMatching(ISO) });
+        expect(await read(user.id)).toEqual(res.body);
+      });
+
+      it('takes the GET body with administrator added, its isAdministrator as read', async () => {
+        const { user } = await create();
+        const got = await read(user.id);
+        expect(got.isAdministrator).toBe(false);
+        const res = await patch(user.id, { ...got, administrator: true }).expect(200);
+        expect(res.body).toEqual({ ...got, isAdministrator: true, updatedAt: expect.stringMatching(ISO) });
+      });
+
+      it('ignores email, tenant, partnerId and isAdministrator equal to the stored values', async () => {
+        const { user } = await create({ administrator: true });
+        const res = await patch(user.id, {
+          email: user.email,
+          tenant: user.tenant,
+          partnerId: user.partnerId,
+          isAdministrator: true,
+        }).expect(200);
+        expect(res.body).toEqual({ ...user, updatedAt: expect.stringMatching(ISO) });
+      });
+
+      it("ignores id, createdAt, updatedAt and _links, even another user's", async () => {
+        const { user } = await create();
+        const other = await create();
+        const otherBefore = await read(other.user.id);
+        const res = await patch(user.id, {
+          ...otherBefore,
+          email: user.email,
+          tenant: user.tenant,
+          partnerId: user.partnerId,
+          userName: 'Only Me',
+        }).expect(200);
+        expect(res.body).toEqual({
+          ...user,
+          partnerName: otherBefore.partnerName,
+          userName: 'Only Me',
+          updatedAt: expect.stringMatching(ISO),
+        });
+        expect(await read(other.user.id)).toEqual(otherBefore);
+      });
+
+      it.each([
+        ['email', (u: Record<string, unknown>) => ({ email: `x${u.email as string}` })],
+        ['email', (u: Record<string, unknown>) => ({ email: (u.email as string).toUpperCase() })],
+        ['email', () => ({ email: null })],
+        ['tenant', (u: Record<string, unknown>) => ({ tenant: `${u.tenant as string}-other` })],
+        ['partnerId', () => ({ partnerId: 8 })],
+        ['partnerId', () => ({ partnerId: '7' })],
+        ['isAdministrator', () => ({ isAdministrator: true })],
+        ['isAdministrator', () => ({ isAdministrator: 'false' })],
+      ])('refuses a changed %s with a 400 naming it and stores nothing', async (field, change) => {
+        const { user } = await create();
+        const got = await read(user.id);
+        const res = await patch(user.id, { ...got, userName: 'Not Stored', ...change(got) }).expect(400);
+        expect(res.headers['content-type']).toBe(HAL);
+        expect(res.body).toMatchObject({
+          status: 400,
+          error: 'Bad Request',
+          path: `/admin/users/${user.id}`,
+        });
+        expect(fields(res.body)).toEqual([field]);
+        expect(res.body.errors[0].message).toMatch(/cannot be changed/);
+        expect(await read(user.id)).toEqual(got);
+      });
+
+      it('says to change the administrator flag with administrator', async () => {
+        const { user } = await create();
+        const res = await patch(user.id, { isAdministrator: true }).expect(400);
+        expect(res.body.errors).toEqual([
+          {
+            field: 'isAdministrator',
+            message: 'isAdministrator cannot be changed: set administrator instead',
+          },
+        ]);
+      });
+
+      it('names every changed field at once', async () => {
+        const { user } = await create();
+        const res = await patch(user.id, {
+          email: 'someone@example.com',
+          tenant: 'other',
+          partnerId: 99,
+        }).expect(400);
+        expect(fields(res.body)).toEqual(['email', 'partnerId', 'tenant']);
+      });
+
+      it('still refuses an unknown field in a GET body, storing nothing', async () => {
+        const { user } = await create();
+        const got = await read(user.id);
+        const res = await patch(user.id, { ...got, userName: 'Not Stored', password_hash: 'x' }).expect(400);
+        expect(fields(res.body)).toEqual(['password_hash']);
+        expect(res.body.errors[0].message).toBe('password_hash is not a known field');
+        expect(await read(user.id)).toEqual(got);
+      });
     });
 
     it('says a null field must not be null', async () => {

@@ -11,11 +11,20 @@ import {
   Min,
 } from 'class-validator';
 import { MAX_STRING_LENGTH, UserRole } from '../../common/reference/enums';
+import { ReadOnlyResourceFields } from '../../common/validation/read-only-fields';
 import { Chars, MaxChars, NoControlCharacters } from '../../common/validation/text-rules';
 
-/** POST /admin/users (contract section 2). Lengths count characters as PostgreSQL does (Chars). */
-@ApiSchema({ name: 'CreateUserRequest', description: 'A new user (administrators only)' })
-export class CreateUserDto {
+/**
+ * POST /admin/users (contract section 2). Lengths count characters as PostgreSQL does (Chars); the
+ * read-only fields of a user (id, createdAt, updatedAt, _links) are accepted and ignored.
+ */
+@ApiSchema({
+  name: 'CreateUserRequest',
+  description:
+    'A new user (administrators only). Read-only fields of a user (id, createdAt, updatedAt, ' +
+    '_links) are accepted and ignored; any other unknown field is a 400.',
+})
+export class CreateUserDto extends ReadOnlyResourceFields {
   @ApiProperty({
     type: String,
     format: 'email',
