@@ -344,7 +344,14 @@ describe('/admin/users (contract section 2)', () => {
         .set('authorization', bearer(admin))
         .expect(404);
       expect(res.headers['content-type']).toBe(HAL);
-      expect(res.body).toMatchObject({ status: 404, error: 'Not Found', path: '/admin/users/2147483647' });
+      expect(res.body).toEqual({
+        timestamp: expect.stringMatching(ISO),
+        status: 404,
+        error: 'Not Found',
+        message: 'User 2147483647 not found',
+        path: '/admin/users/2147483647',
+        requestId: res.headers['x-request-id'],
+      });
     });
 
     it('answers 401 without a token and 403 to a non-administrator', async () => {
@@ -352,7 +359,7 @@ describe('/admin/users (contract section 2)', () => {
       await t.http().get(`/admin/users/${partner.id}`).set('authorization', bearer(partner)).expect(403);
     });
 
-    it.each(['0', '-1', 'abc', '2147483648', '1.5', '1e3', '01x', '99999999999'])(
+    it.each(['0', '000', '-1', '+1', '%201', 'abc', '1.5', '1e3', '01x', '0x10', '1e309'])(
       'answers 400 for id %s on GET and PATCH',
       async (id) => {
         for (const req of [
@@ -366,6 +373,53 @@ describe('/admin/users (contract section 2)', () => {
         }
       },
     );
+  });
+
+  describe('ids past the integer range', () => {
+    it.each([
+      ['2147483648', '2147483648'],
+      ['99999999999', '99999999999'],
+      ['00002147483648', '2147483648'],
+      ['9'.repeat(40), '9'.repeat(40)],
+    ])('answers GET and PATCH /%s with the 404 of any unknown id (above)', async (id, digits) => {
+      for (const req of [
+        t.http().get(`/admin/users/${id}`),
+        t.http().patch(`/admin/users/${id}`).send({ hub: true }),
+      ]) {
+        const res = await req.set('authorization', bearer(admin)).expect(404);
+        expect(res.headers['content-type']).toBe(HAL);
+        expect(res.body).toEqual({
+          timestamp: expect.stringMatching(ISO),
+          status: 404,
+          error: 'Not Found',
+          message: `User ${digits} not found`,
+          path: `/admin/users/${id}`,
+          requestId: res.headers['x-request-id'],
+        });
+      }
+    });
+
+    it('still answers 401 and 403 first', async () => {
+      await t.http().get('/admin/users/2147483648').expect(401);
+      await t.http().get('/admin/users/2147483648').set('authorization', bearer(partner)).expect(403);
+    });
+
+    it('reads an id with leading zeros as the same number', async () => {
+      const { user } = await create();
+      const got = await t
+        .http()
+        .get(`/admin/users/0000000000000${user.id}`)
+        .set('authorization', bearer(admin))
+        .expect(200);
+      expect(got.body).toEqual(user);
+      const res = await t
+        .http()
+        .patch(`/admin/users/00${user.id}`)
+        .set('authorization', bearer(admin))
+        .send({ userName: 'Zeros' })
+        .expect(200);
+      expect(res.body).toMatchObject({ id: user.id, userName: 'Zeros' });
+    });
   });
 
   describe('GET /admin/users (page envelope)', () => {

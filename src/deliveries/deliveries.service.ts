@@ -5,6 +5,9 @@ import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { Subscription } from '../subscriptions/subscription.entity';
 import { WebhookDelivery } from './webhook-delivery.entity';
 
+/** The 404 for a subscription that does not exist or is not visible; no id (also IdParamPipe's). */
+export const SUBSCRIPTION_NOT_FOUND = 'Subscription not found';
+
 /** Read side of the delivery history; the dispatcher writes it. */
 @Injectable()
 export class DeliveriesService {
@@ -19,7 +22,7 @@ export class DeliveriesService {
       select: { id: true, name: true },
       where: user.isAdministrator ? { id } : { id, tenant: user.tenant },
     });
-    if (!subscription) throw new NotFoundException('Subscription not found');
+    if (!subscription) throw new NotFoundException(SUBSCRIPTION_NOT_FOUND);
     return subscription;
   }
 

@@ -22,6 +22,9 @@ import { isNonPublicHost } from './webhook-url';
 const COLUMNS = `id, tenant, active, name, url, description, events, header_name AS "headerName",
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 
+/** The 404 message for a subscription id that does not exist or is not visible (also IdParamPipe's). */
+export const subscriptionNotFound = (id: number | string) => `Subscription ${id} not found`;
+
 /** `\`, `%` and `_` match themselves in `index` (contract section 4). */
 export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -257,7 +260,7 @@ export class SubscriptionsService {
   }
 
   private notFound(id: number): never {
-    throw new NotFoundException(`Subscription ${id} not found`);
+    throw new NotFoundException(subscriptionNotFound(id));
   }
 }
 

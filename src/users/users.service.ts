@@ -10,6 +10,9 @@ import { FIXED_USER_FIELDS, UpdateUserDto } from './dto/update-user.dto';
 import { ListUsersQueryDto, USER_SORT_FIELDS } from './dto/list-users.query';
 import { hashPassword } from './password-hasher';
 
+/** The 404 message for a user id that does not exist (also IdParamPipe's, for ids past `integer`). */
+export const userNotFound = (id: number | string) => `User ${id} not found`;
+
 /** Emitted after a user changes, so per-instance caches of the user check drop it at once. */
 export const USER_CHANGED = 'user.changed';
 
@@ -50,7 +53,7 @@ export class UsersService {
 
   async getById(id: number): Promise<User> {
     const user = await this.findById(id);
-    if (!user) throw new NotFoundException(`User ${id} not found`);
+    if (!user) throw new NotFoundException(userNotFound(id));
     return user;
   }
 
