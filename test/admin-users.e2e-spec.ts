@@ -20,6 +20,25 @@ const USER_KEYS = [
   'userName',
 ];
 
+/** Variation selectors, which class-validator's @MaxLength does not count and PostgreSQL does. */
+const VS15 = '\uFE0E';
+const VS16 = '\uFE0F';
+
+/** Bad values of the text fields POST and PATCH share: [field named, body overrides]. */
+const BAD_TEXT: Array<[string, Record<string, unknown>]> = [
+  // 256 characters as PostgreSQL counts them; @MaxLength left variation selectors out.
+  ['password', { password: `${'p'.repeat(255)}${VS16}` }],
+  ['password', { password: `${'p'.repeat(6)}${VS16}` }],
+  ['partnerName', { partnerName: `${'n'.repeat(255)}${VS16}` }],
+  ['userName', { userName: `${'u'.repeat(254)}${VS15}${VS16}` }],
+  // PostgreSQL refuses NUL in text (22021); other control characters as in subscription names.
+  ['partnerName', { partnerName: 'a\u0000b' }],
+  ['userName', { userName: 'a\u0000b' }],
+  ['partnerName', { partnerName: 'a\u007fb' }],
+  ['userName', { userName: 'a\u0085b' }],
+  ['userName', { userName: 'a\tb' }],
+];
+
 const bearer = (user: { token: string }) => `Bearer ${user.token}`;
 const fields = (body: { errors?: Array<{ field: string }> }) =>
   (body.errors ?? []).map((e) => e.field).sort();
@@ -106,6 +125,27 @@ describe('/admin/users (contract section 2)', () => {
       expect(user).toMatchObject({ userName: body.email, hub: false, isAdministrator: false, enabled: true });
     });
 
+    it('accepts 255 characters as PostgreSQL counts them (emoji and variation selectors too)', async () => {
+      const long = {
+        password: `${'p'.repeat(254)}${VS16}`,
+        tenant: '🚀'.repeat(255),
+        partnerName: `${'n'.repeat(254)}${VS16}`,
+        userName: `${'✔'.repeat(127)}${VS16.repeat(128)}`,
+      };
+      const { body, user } = await create(long);
+      expect(user).toMatchObject({
+        tenant: long.tenant,
+        partnerName: long.partnerName,
+        userName: long.userName,
+      });
+      const [row] = await t.dataSource.query(
+        'SELECT tenant, partner_name, user_name FROM users WHERE id = $1',
+        [user.id],
+      );
+      expect(row).toEqual({ tenant: long.tenant, partner_name: long.partnerName, user_name: long.userName });
+      await login(body.email, long.password).expect(200);
+    });
+
     it('creates an administrator whose token passes admin-only routes', async () => {
       const { body } = await create({ administrator: true, role: 'ROLE_BRANCH' });
       const token = (await login(body.email, body.password).expect(200)).body.token as string;
@@ -178,6 +218,11 @@ describe('/admin/users (contract section 2)', () => {
       ['partnerName', { partnerName: 'n'.repeat(256) }],
       ['userName', { userName: 'u'.repeat(256) }],
       ['userName', { userName: '' }],
+      ...BAD_TEXT,
+      ['tenant', { tenant: `${'t'.repeat(255)}${VS16}` }],
+      ['tenant', { tenant: 'a\u0000b' }],
+      ['tenant', { tenant: 'a\nb' }],
+      ['email', { email: 'a\u0000b@example.com' }],
       ['administrator', { administrator: 'true' }],
       ['hub', { hub: 1 }],
       ['isAdministrator', { isAdministrator: true }],
@@ -193,6 +238,34 @@ describe('/admin/users (contract section 2)', () => {
       expect(res.headers['content-type']).toBe(HAL);
       expect(fields(res.body)).toEqual([field]);
       expect(res.body.message).toContain(field);
+    });
+
+    it('ignores the read-only fields of a user: id, createdAt, updatedAt, _links', async () => {
+      const readOnly = {
+        id: admin.id,
+        createdAt: '2000-01-01T00:00:00.000Z',
+        updatedAt: '2000-01-01T00:00:00.000Z',
+        _links: { self: { href: `/admin/users/${admin.id}` } },
+      };
+      const before = await t
+        .http()
+        .get(`/admin/users/${admin.id}`)
+        .set('authorization', bearer(admin))
+        .expect(200);
+      const { body, user } = await create(readOnly);
+      expect(user.id).not.toBe(admin.id);
+      expect(user).toMatchObject({
+        email: body.email,
+        _links: { self: { href: `/admin/users/${user.id}` } },
+      });
+      expect(new Date(user.createdAt as string).getFullYear()).toBeGreaterThan(2000);
+      expect(new Date(user.updatedAt as string).getFullYear()).toBeGreaterThan(2000);
+      const after = await t
+        .http()
+        .get(`/admin/users/${admin.id}`)
+        .set('authorization', bearer(admin))
+        .expect(200);
+      expect(after.body).toEqual(before.body);
     });
 
     it('names every bad field at once, unknown ones included', async () => {
@@ -271,7 +344,14 @@ describe('/admin/users (contract section 2)', () => {
         .set('authorization', bearer(admin))
         .expect(404);
       expect(res.headers['content-type']).toBe(HAL);
-      expect(res.body).toMatchObject({ status: 404, error: 'Not Found', path: '/admin/users/2147483647' });
+      expect(res.body).toEqual({
+        timestamp: expect.stringMatching(ISO),
+        status: 404,
+        error: 'Not Found',
+        message: 'User 2147483647 not found',
+        path: '/admin/users/2147483647',
+        requestId: res.headers['x-request-id'],
+      });
     });
 
     it('answers 401 without a token and 403 to a non-administrator', async () => {
@@ -279,7 +359,7 @@ describe('/admin/users (contract section 2)', () => {
       await t.http().get(`/admin/users/${partner.id}`).set('authorization', bearer(partner)).expect(403);
     });
 
-    it.each(['0', '-1', 'abc', '2147483648', '1.5', '1e3', '01x', '99999999999'])(
+    it.each(['0', '000', '-1', '+1', '%201', 'abc', '1.5', '1e3', '01x', '0x10', '1e309'])(
       'answers 400 for id %s on GET and PATCH',
       async (id) => {
         for (const req of [
@@ -293,6 +373,53 @@ describe('/admin/users (contract section 2)', () => {
         }
       },
     );
+  });
+
+  describe('ids past the integer range', () => {
+    it.each([
+      ['2147483648', '2147483648'],
+      ['99999999999', '99999999999'],
+      ['00002147483648', '2147483648'],
+      ['9'.repeat(40), '9'.repeat(40)],
+    ])('answers GET and PATCH /%s with the 404 of any unknown id (above)', async (id, digits) => {
+      for (const req of [
+        t.http().get(`/admin/users/${id}`),
+        t.http().patch(`/admin/users/${id}`).send({ hub: true }),
+      ]) {
+        const res = await req.set('authorization', bearer(admin)).expect(404);
+        expect(res.headers['content-type']).toBe(HAL);
+        expect(res.body).toEqual({
+          timestamp: expect.stringMatching(ISO),
+          status: 404,
+          error: 'Not Found',
+          message: `User ${digits} not found`,
+          path: `/admin/users/${id}`,
+          requestId: res.headers['x-request-id'],
+        });
+      }
+    });
+
+    it('still answers 401 and 403 first', async () => {
+      await t.http().get('/admin/users/2147483648').expect(401);
+      await t.http().get('/admin/users/2147483648').set('authorization', bearer(partner)).expect(403);
+    });
+
+    it('reads an id with leading zeros as the same number', async () => {
+      const { user } = await create();
+      const got = await t
+        .http()
+        .get(`/admin/users/0000000000000${user.id}`)
+        .set('authorization', bearer(admin))
+        .expect(200);
+      expect(got.body).toEqual(user);
+      const res = await t
+        .http()
+        .patch(`/admin/users/00${user.id}`)
+        .set('authorization', bearer(admin))
+        .send({ userName: 'Zeros' })
+        .expect(200);
+      expect(res.body).toMatchObject({ id: user.id, userName: 'Zeros' });
+    });
   });
 
   describe('GET /admin/users (page envelope)', () => {
@@ -497,6 +624,8 @@ describe('/admin/users (contract section 2)', () => {
       ['sort=id,asc,extra', 'sort'],
       ['tenant=', 'tenant'],
       ['tenant=a&tenant=b', 'tenant'],
+      [`tenant=${'t'.repeat(255)}%EF%B8%8F`, 'tenant'],
+      ['tenant=a%00b', 'tenant'],
       ['bogus=1', 'bogus'],
     ])('answers 400 for ?%s naming %s', async (query, field) => {
       const res = await t.http().get(`/admin/users?${query}`).set('authorization', bearer(admin)).expect(400);
@@ -625,6 +754,7 @@ describe('/admin/users (contract section 2)', () => {
       ['partnerName', { partnerName: '' }],
       ['partnerName', { partnerName: 'x'.repeat(256) }],
       ['userName', { userName: 'y'.repeat(256) }],
+      ...BAD_TEXT,
       ['email', { email: 'other@example.com' }],
       ['tenant', { tenant: 'other' }],
       ['partnerId', { partnerId: 9 }],
@@ -641,6 +771,126 @@ describe('/admin/users (contract section 2)', () => {
         .set('authorization', bearer(admin))
         .expect(200);
       expect(now.body).toEqual(user);
+    });
+
+    it('accepts 255 characters as PostgreSQL counts them', async () => {
+      const { user } = await create();
+      const change = { partnerName: `${'x'.repeat(254)}${VS16}`, userName: '🚀'.repeat(255) };
+      const res = await patch(user.id, change).expect(200);
+      expect(res.body).toMatchObject(change);
+    });
+
+    describe('a user sent back as GET returned it (contract section 4)', () => {
+      const read = async (id: number) =>
+        (await t.http().get(`/admin/users/${id}`).set('authorization', bearer(admin)).expect(200))
+          .body as Record<string, unknown>;
+
+      it.each([
+        ['userName', 'Changed Name'],
+        ['partnerName', 'Changed Ltda'],
+        ['role', 'ROLE_CLIENT'],
+        ['hub', true],
+        ['enabled', false],
+      ])('takes the GET body with %s changed', async (field, value) => {
+        const { user } = await create();
+        const got = await read(user.id);
+        const res = await patch(user.id, { ...got, [field]: value }).expect(200);
+        expect(res.body).toEqual({ ...got, [field]: value, updatedAt: expect.stringMatching(ISO) });
+        expect(await read(user.id)).toEqual(res.body);
+      });
+
+      it('takes the GET body with administrator added, its isAdministrator as read', async () => {
+        const { user } = await create();
+        const got = await read(user.id);
+        expect(got.isAdministrator).toBe(false);
+        const res = await patch(user.id, { ...got, administrator: true }).expect(200);
+        expect(res.body).toEqual({ ...got, isAdministrator: true, updatedAt: expect.stringMatching(ISO) });
+      });
+
+      it('ignores email, tenant, partnerId and isAdministrator equal to the stored values', async () => {
+        const { user } = await create({ administrator: true });
+        const res = await patch(user.id, {
+          email: user.email,
+          tenant: user.tenant,
+          partnerId: user.partnerId,
+          isAdministrator: true,
+        }).expect(200);
+        expect(res.body).toEqual({ ...user, updatedAt: expect.stringMatching(ISO) });
+      });
+
+      it("ignores id, createdAt, updatedAt and _links, even another user's", async () => {
+        const { user } = await create();
+        const other = await create();
+        const otherBefore = await read(other.user.id);
+        const res = await patch(user.id, {
+          ...otherBefore,
+          email: user.email,
+          tenant: user.tenant,
+          partnerId: user.partnerId,
+          userName: 'Only Me',
+        }).expect(200);
+        expect(res.body).toEqual({
+          ...user,
+          partnerName: otherBefore.partnerName,
+          userName: 'Only Me',
+          updatedAt: expect.stringMatching(ISO),
+        });
+        expect(await read(other.user.id)).toEqual(otherBefore);
+      });
+
+      it.each([
+        ['email', (u: Record<string, unknown>) => ({ email: `x${u.email as string}` })],
+        ['email', (u: Record<string, unknown>) => ({ email: (u.email as string).toUpperCase() })],
+        ['email', () => ({ email: null })],
+        ['tenant', (u: Record<string, unknown>) => ({ tenant: `${u.tenant as string}-other` })],
+        ['partnerId', () => ({ partnerId: 8 })],
+        ['partnerId', () => ({ partnerId: '7' })],
+        ['isAdministrator', () => ({ isAdministrator: true })],
+        ['isAdministrator', () => ({ isAdministrator: 'false' })],
+      ])('refuses a changed %s with a 400 naming it and stores nothing', async (field, change) => {
+        const { user } = await create();
+        const got = await read(user.id);
+        const res = await patch(user.id, { ...got, userName: 'Not Stored', ...change(got) }).expect(400);
+        expect(res.headers['content-type']).toBe(HAL);
+        expect(res.body).toMatchObject({
+          status: 400,
+          error: 'Bad Request',
+          path: `/admin/users/${user.id}`,
+        });
+        expect(fields(res.body)).toEqual([field]);
+        expect(res.body.errors[0].message).toMatch(/cannot be changed/);
+        expect(await read(user.id)).toEqual(got);
+      });
+
+      it('says to change the administrator flag with administrator', async () => {
+        const { user } = await create();
+        const res = await patch(user.id, { isAdministrator: true }).expect(400);
+        expect(res.body.errors).toEqual([
+          {
+            field: 'isAdministrator',
+            message: 'isAdministrator cannot be changed: set administrator instead',
+          },
+        ]);
+      });
+
+      it('names every changed field at once', async () => {
+        const { user } = await create();
+        const res = await patch(user.id, {
+          email: 'someone@example.com',
+          tenant: 'other',
+          partnerId: 99,
+        }).expect(400);
+        expect(fields(res.body)).toEqual(['email', 'partnerId', 'tenant']);
+      });
+
+      it('still refuses an unknown field in a GET body, storing nothing', async () => {
+        const { user } = await create();
+        const got = await read(user.id);
+        const res = await patch(user.id, { ...got, userName: 'Not Stored', password_hash: 'x' }).expect(400);
+        expect(fields(res.body)).toEqual(['password_hash']);
+        expect(res.body.errors[0].message).toBe('password_hash is not a known field');
+        expect(await read(user.id)).toEqual(got);
+      });
     });
 
     it('says a null field must not be null', async () => {

@@ -286,6 +286,29 @@ describe('GET /webhooks/subscriptions/{id}/deliveries', () => {
     expect(seen.body.totalElements).toBe(3);
   });
 
+  it.each(['2147483648', '99999999999999999999', '0002147483648'])(
+    'answers subscription id %s, past the integer range, with the 404 of an unknown subscription',
+    async (id) => {
+      for (const path of [
+        `/webhooks/subscriptions/${id}/deliveries`,
+        `/webhooks/subscriptions/${id}/deliveries/1`,
+      ]) {
+        for (const token of [partner.token, admin.token]) {
+          const res = await get(path, token).expect(404);
+          expect(res.headers['content-type']).toBe('application/hal+json;charset=UTF-8');
+          expect(res.body).toEqual({
+            timestamp: expect.stringMatching(ISO),
+            status: 404,
+            error: 'Not Found',
+            message: 'Subscription not found',
+            path,
+            requestId: res.headers['x-request-id'],
+          });
+        }
+      }
+    },
+  );
+
   it('answers 401 without a valid token and 403 to roles other than ROLE_PARTNER', async () => {
     const sub = await createSubscription(t, { tenant: partner.tenant, url: hook.url() });
     await t.http().get(`/webhooks/subscriptions/${sub.id}/deliveries`).expect(401);
@@ -300,6 +323,7 @@ describe('GET /webhooks/subscriptions/{id}/deliveries', () => {
   it.each([
     ['a non-numeric id', '/webhooks/subscriptions/abc/deliveries', 'id'],
     ['id 0', '/webhooks/subscriptions/0/deliveries', 'id'],
+    ['an id in exponent notation', '/webhooks/subscriptions/1e3/deliveries', 'id'],
     ['a negative page', '/webhooks/subscriptions/1/deliveries?page=-1', 'page'],
     ['size 0', '/webhooks/subscriptions/1/deliveries?size=0', 'size'],
     ['size 101', '/webhooks/subscriptions/1/deliveries?size=101', 'size'],

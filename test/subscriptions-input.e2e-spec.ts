@@ -398,41 +398,61 @@ describe('Webhook subscriptions: bad input', () => {
   });
 
   describe('ids', () => {
-    const ids = [
-      '0',
-      '-1',
-      'abc',
-      '2147483648',
-      '99999999999999999999',
-      '1.5',
-      '1e3',
-      '0x10',
-      '%201',
-      '1abc',
-      '%00',
-      '1e309',
+    /** GET, PUT (with a valid body) and DELETE of `path`, one after the other. */
+    const everyMethod = async (path: string, user: TestUser): Promise<Response[]> => [
+      await t.http().get(path).set(bearer(user)),
+      await t.http().put(path).set(bearer(user)).send(valid()),
+      await t.http().delete(path).set(bearer(user)),
     ];
+
+    const ids = ['0', '00', '-1', '+1', 'abc', '1.5', '1e3', '0x10', '%201', '1abc', '%00', '1e309'];
 
     it.each(ids)('GET, PUT and DELETE /%s are 400 naming id', async (id) => {
       const path = `${PATH}/${id}`;
       const decoded = decodeURIComponent(path);
-      for (const res of [
-        await t.http().get(path).set(bearer(partner)),
-        await t.http().put(path).set(bearer(partner)).send(valid()),
-        await t.http().delete(path).set(bearer(partner)),
-      ]) {
+      for (const res of await everyMethod(path, partner)) {
         expect([path, decoded]).toContain(res.body.path);
         expectFieldError(res, res.body.path, 'id');
       }
     });
 
+    it.each([
+      ['2147483648', '2147483648'],
+      ['99999999999999999999', '99999999999999999999'],
+      ['0002147483648', '2147483648'],
+    ])(
+      'GET, PUT and DELETE /%s, past the integer range, are the 404 of any missing id',
+      async (id, digits) => {
+        const path = `${PATH}/${id}`;
+        for (const user of [partner, admin]) {
+          for (const res of await everyMethod(path, user)) {
+            expectClientError(res, path);
+            expect(res.status).toBe(404);
+            expect(res.body.error).toBe('Not Found');
+            expect(res.body.message).toBe(`Subscription ${digits} not found`);
+            expect(res.body.errors).toBeUndefined();
+          }
+        }
+        const missing = await t.http().get(`${PATH}/2147483647`).set(bearer(partner)).expect(404);
+        expect(missing.body.message).toBe('Subscription 2147483647 not found');
+      },
+    );
+
+    it('an id with leading zeros names the same subscription', async () => {
+      const created = await t.http().post(PATH).set(bearer(partner)).send(valid()).expect(200);
+      const got = await t
+        .http()
+        .get(`${PATH}/000000000000${created.body.id}`)
+        .set(bearer(partner))
+        .expect(200);
+      expect(got.body).toEqual(created.body);
+      await t.http().delete(`${PATH}/0${created.body.id}`).set(bearer(partner)).expect(200);
+      await t.http().get(`${PATH}/${created.body.id}`).set(bearer(partner)).expect(404);
+    });
+
     it('an id far too long for a route parameter is 414 with the error body', async () => {
       const path = `${PATH}/${'9'.repeat(200)}`;
-      for (const res of [
-        await t.http().get(path).set(bearer(partner)),
-        await t.http().put(path).set(bearer(partner)).send(valid()),
-        await t.http().delete(path).set(bearer(partner)),
-      ]) {
+      for (const res of await everyMethod(path, partner)) {
         expectClientError(res, path);
         expect(res.status).toBe(414);
       }

@@ -7,7 +7,7 @@ import { Page, toPage } from '../common/paging/page';
 import { UserRole } from '../common/reference/enums';
 import { IdParamPipe } from '../common/validation/id-param.pipe';
 import { ApiErrors, ApiIdParam, ApiPageOf, ApiPageQuery, ApiSortQuery } from '../docs/schemas';
-import { DeliveriesService } from './deliveries.service';
+import { DeliveriesService, SUBSCRIPTION_NOT_FOUND } from './deliveries.service';
 import { DeliveryIdPipe } from './delivery-id.pipe';
 import { DeliveryResponse, toDeliveryResponse } from './dto/delivery.response';
 import { DELIVERY_SORT_FIELDS, ListDeliveriesQueryDto } from './dto/list-deliveries.query';
@@ -18,6 +18,7 @@ const FORBIDDEN: [number, string] = [
   'Not ROLE_PARTNER nor an administrator, or the account is disabled',
 ];
 const ApiSubscriptionId = () => ApiIdParam('id', 'Subscription id', 1);
+const SubscriptionIdPipe = new IdParamPipe(() => SUBSCRIPTION_NOT_FOUND);
 
 /**
  * GET /webhooks/subscriptions/{id}/deliveries: one record per attempt, newest first unless `sort`
@@ -53,7 +54,7 @@ export class DeliveriesController {
   @Get()
   async list(
     @CurrentUser() user: AuthenticatedUser,
-    @Param('id', IdParamPipe) id: number,
+    @Param('id', SubscriptionIdPipe) id: number,
     @Query() query: ListDeliveriesQueryDto,
   ): Promise<Page<DeliveryResponse>> {
     const subscription = await this.deliveries.visibleSubscription(user, id);
@@ -83,7 +84,7 @@ export class DeliveriesController {
   @Get(':deliveryId')
   async get(
     @CurrentUser() user: AuthenticatedUser,
-    @Param('id', IdParamPipe) id: number,
+    @Param('id', SubscriptionIdPipe) id: number,
     @Param('deliveryId', DeliveryIdPipe) deliveryId: string,
   ): Promise<DeliveryResponse> {
     const subscription = await this.deliveries.visibleSubscription(user, id);

@@ -8,6 +8,9 @@ import { Subscription } from '../subscriptions/subscription.entity';
 import { DELIVERY_SORT_FIELDS } from './dto/list-deliveries.query';
 import { WebhookDelivery } from './webhook-delivery.entity';
 
+/** The 404 for a subscription that does not exist or is not visible; no id (also IdParamPipe's). */
+export const SUBSCRIPTION_NOT_FOUND = 'Subscription not found';
+
 /**
  * Newest first by default (sentAt desc, id desc: contract section 6), which
  * IDX_webhook_deliveries_subscription_sent_at serves, backwards too. Any other sort is over one
@@ -37,7 +40,7 @@ export class DeliveriesService {
       select: { id: true, name: true },
       where: user.isAdministrator ? { id } : { id, tenant: user.tenant },
     });
-    if (!subscription) throw new NotFoundException('Subscription not found');
+    if (!subscription) throw new NotFoundException(SUBSCRIPTION_NOT_FOUND);
     return subscription;
   }
 

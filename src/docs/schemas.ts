@@ -238,8 +238,8 @@ export const ApiErrors = (...codes: ErrorCode[]) =>
   );
 
 /**
- * A path id: a positive integer (IdParamPipe: PostgreSQL `integer`; DeliveryIdPipe: `bigint` up to
- * 2^53 - 1). Anything else is a 400.
+ * A path id: a positive integer (IdParamPipe: PostgreSQL `integer`, and one past it is the route's
+ * 404, as no such row can exist; DeliveryIdPipe: `bigint` up to 2^53 - 1). Anything else is a 400.
  */
 export const ApiIdParam = (name: string, description: string, example: number, bigint = false) =>
   ApiParam({

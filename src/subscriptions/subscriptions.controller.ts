@@ -13,7 +13,7 @@ import { CreateSubscriptionDto } from './dto/create-subscription.dto';
 import { ListActiveSubscriptionsQueryDto } from './dto/list-active-subscriptions.query';
 import { ListSubscriptionsQueryDto, SUBSCRIPTION_SORT_FIELDS } from './dto/list-subscriptions.query';
 import { SubscriptionResponse, toSubscriptionResponse } from './dto/subscription.response';
-import { SubscriptionsService } from './subscriptions.service';
+import { subscriptionNotFound, SubscriptionsService } from './subscriptions.service';
 
 const PATH = '/webhooks/subscriptions';
 
@@ -32,6 +32,7 @@ const FORBIDDEN: [number, string] = [
 const NOT_FOUND: [number, string] = [404, 'No such subscription, or it belongs to another tenant'];
 const BAD_ID: [number, string] = [400, 'id is not a positive integer'];
 const ApiSubscriptionId = () => ApiIdParam('id', 'Subscription id', 1);
+const SubscriptionIdPipe = new IdParamPipe(subscriptionNotFound);
 const SUBSCRIPTION_EXAMPLES = {
   subscription: {
     summary: 'Both events, with a shared-secret header',
@@ -113,7 +114,7 @@ export class SubscriptionsController {
   @Get(':id')
   async get(
     @CurrentUser() user: AuthenticatedUser,
-    @Param('id', IdParamPipe) id: number,
+    @Param('id', SubscriptionIdPipe) id: number,
   ): Promise<SubscriptionResponse> {
     return toSubscriptionResponse(await this.subscriptions.get(user, id));
   }
@@ -167,7 +168,7 @@ export class SubscriptionsController {
   @Put(':id')
   async replace(
     @CurrentUser() user: AuthenticatedUser,
-    @Param('id', IdParamPipe) id: number,
+    @Param('id', SubscriptionIdPipe) id: number,
     @Body() body: CreateSubscriptionDto,
   ): Promise<SubscriptionResponse> {
     return toSubscriptionResponse(await this.subscriptions.replace(user, id, body));
@@ -183,7 +184,7 @@ export class SubscriptionsController {
   @Delete(':id')
   async remove(
     @CurrentUser() user: AuthenticatedUser,
-    @Param('id', IdParamPipe) id: number,
+    @Param('id', SubscriptionIdPipe) id: number,
   ): Promise<SubscriptionResponse> {
     return toSubscriptionResponse(await this.subscriptions.remove(user, id));
   }

@@ -16,12 +16,15 @@ import { CreateSubscriptionDto } from './dto/create-subscription.dto';
 import { ListActiveSubscriptionsQueryDto } from './dto/list-active-subscriptions.query';
 import { ListSubscriptionsQueryDto, SUBSCRIPTION_SORT_FIELDS } from './dto/list-subscriptions.query';
 import type { SubscriptionRecord } from './dto/subscription.response';
-import { hasControlCharacters } from './dto/text-rules';
+import { hasControlCharacters } from '../common/validation/text-rules';
 import { isNonPublicHost } from './webhook-url';
 
 /** Every column but header_value_encrypted, named as the entity names them. */
 const COLUMNS = `id, tenant, active, name, url, description, events, header_name AS "headerName",
   created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+/** The 404 message for a subscription id that does not exist or is not visible (also IdParamPipe's). */
+export const subscriptionNotFound = (id: number | string) => `Subscription ${id} not found`;
 
 /** `\`, `%` and `_` match themselves in `index` (contract section 4). */
 export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -291,7 +294,7 @@ export class SubscriptionsService {
   }
 
   private notFound(id: number): never {
-    throw new NotFoundException(`Subscription ${id} not found`);
+    throw new NotFoundException(subscriptionNotFound(id));
   }
 }
 

@@ -1,5 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
-import { hasControlCharacters } from './dto/text-rules';
+import { hasControlCharacters } from '../common/validation/text-rules';
 
 /** Contract section 5: an absolute https:// URL with a host and no user-info. */
 export function webhookUrlProblem(value: string): string | undefined {

@@ -8,10 +8,11 @@ import { CreateUserDto } from './dto/create-user.dto';
 import { ListUsersQueryDto, USER_SORT_FIELDS } from './dto/list-users.query';
 import { UpdateUserDto } from './dto/update-user.dto';
 import { toUserResponse, UserResponse } from './dto/user.response';
-import { UsersService } from './users.service';
+import { userNotFound, UsersService } from './users.service';
 
 const NOT_ADMIN: [number, string] = [403, 'Not an administrator, or the account is disabled'];
 const ApiUserId = () => ApiIdParam('id', 'User id', 12);
+const UserIdPipe = new IdParamPipe(userNotFound);
 
 @ApiTags('Users (administrators)')
 @AdminOnly()
@@ -70,7 +71,7 @@ export class UsersController {
   @ApiOkResponse({ type: UserResponse, description: 'The user' })
   @ApiErrors([400, 'id is not a positive integer'], 401, NOT_ADMIN, [404, 'No user with this id'], 429)
   @Get(':id')
-  async get(@Param('id', IdParamPipe) id: number): Promise<UserResponse> {
+  async get(@Param('id', UserIdPipe) id: number): Promise<UserResponse> {
     return toUserResponse(await this.users.getById(id));
   }
 
@@ -89,7 +90,7 @@ export class UsersController {
   @ApiOkResponse({ type: UserResponse, description: 'The updated user' })
   @ApiErrors(400, 401, NOT_ADMIN, [404, 'No user with this id'], 413, 415, 429)
   @Patch(':id')
-  async update(@Param('id', IdParamPipe) id: number, @Body() body: UpdateUserDto): Promise<UserResponse> {
+  async update(@Param('id', UserIdPipe) id: number, @Body() body: UpdateUserDto): Promise<UserResponse> {
     return toUserResponse(await this.users.update(id, body));
   }
 }

@@ -2,13 +2,17 @@ import { ConflictException, Injectable, NotFoundException } from '@nestjs/common
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import { QueryFailedError, Repository } from 'typeorm';
+import { ValidationFailedException } from '../common/errors/validation-failed.exception';
 import { pageOffset } from '../common/paging/page';
 import { parseSort } from '../common/paging/sort';
 import { User } from './user.entity';
 import { CreateUserDto } from './dto/create-user.dto';
-import { UpdateUserDto } from './dto/update-user.dto';
+import { FIXED_USER_FIELDS, UpdateUserDto } from './dto/update-user.dto';
 import { ListUsersQueryDto, USER_SORT_FIELDS } from './dto/list-users.query';
 import { hashPassword } from './password-hasher';
+
+/** The 404 message for a user id that does not exist (also IdParamPipe's, for ids past `integer`). */
+export const userNotFound = (id: number | string) => `User ${id} not found`;
 
 /** Emitted after a user changes, so per-instance caches of the user check drop it at once. */
 export const USER_CHANGED = 'user.changed';
@@ -50,7 +54,7 @@ export class UsersService {
 
   async getById(id: number): Promise<User> {
     const user = await this.findById(id);
-    if (!user) throw new NotFoundException(`User ${id} not found`);
+    if (!user) throw new NotFoundException(userNotFound(id));
     return user;
   }
 
@@ -80,6 +84,21 @@ export class UsersService {
 
   async update(id: number, dto: UpdateUserDto): Promise<User> {
     const user = await this.getById(id);
+    // Sent back unchanged from a GET, these are ignored; changed, they are refused before any write.
+    const changed = FIXED_USER_FIELDS.filter(
+      (field) => dto[field] !== undefined && dto[field] !== user[field],
+    );
+    if (changed.length > 0) {
+      throw new ValidationFailedException(
+        changed.map((field) => ({
+          field,
+          message:
+            field === 'isAdministrator'
+              ? 'isAdministrator cannot be changed: set administrator instead'
+              : `${field} cannot be changed`,
+        })),
+      );
+    }
     if (dto.enabled !== undefined) user.enabled = dto.enabled;
     if (dto.role !== undefined) user.role = dto.role;
     if (dto.partnerName !== undefined) user.partnerName = dto.partnerName;

@@ -13,8 +13,9 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { MAX_OBSERVATIONS_LENGTH, MAX_STRING_LENGTH, WebhookEvent } from '../../common/reference/enums';
+import { ReadOnlyResourceFields } from '../../common/validation/read-only-fields';
+import { MaxChars, NoControlCharacters, NotBlank } from '../../common/validation/text-rules';
 import { webhookUrlProblem } from '../webhook-url';
-import { MaxChars, NoControlCharacters, NotBlank } from './text-rules';
 
 /** RFC 7230 `token` (tchar+). */
 const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -84,10 +85,8 @@ const NeedsHeaderName = () =>
     'non-administrators) are accepted and ignored, so a subscription can be read, changed and put ' +
     'back; any other unknown field is a 400.',
 })
-export class CreateSubscriptionDto {
-  // Read-only fields of the resource: accepted and ignored, so a client can GET, change and PUT
-  // back (contract section 4). `tenant` is read by the service for administrators only.
-  @Allow() id?: unknown;
+export class CreateSubscriptionDto extends ReadOnlyResourceFields {
+  // Read-only for non-administrators (contract section 4): the service reads it for administrators.
   @ApiPropertyOptional({
     type: String,
     maxLength: MAX_STRING_LENGTH,
@@ -98,9 +97,6 @@ export class CreateSubscriptionDto {
   })
   @Allow()
   tenant?: unknown;
-  @Allow() createdAt?: unknown;
-  @Allow() updatedAt?: unknown;
-  @Allow() _links?: unknown;
 
   /** Omitted: true on create, unchanged on PUT. */
   @ApiPropertyOptional({

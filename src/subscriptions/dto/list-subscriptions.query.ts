@@ -3,7 +3,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsOptional, IsString } from 'class-validator';
 import { SortedPageQueryDto } from '../../common/paging/page-query.dto';
 import { MAX_STRING_LENGTH } from '../../common/reference/enums';
-import { MaxChars, NoControlCharacters } from './text-rules';
+import { MaxChars, NoControlCharacters } from '../../common/validation/text-rules';
 
 /** API sort fields → columns; the only text that reaches ORDER BY (contract section 4). */
 export const SUBSCRIPTION_SORT_FIELDS = {

@@ -8,15 +8,23 @@ import {
   IsOptional,
   IsString,
   Max,
-  MaxLength,
   Min,
-  MinLength,
 } from 'class-validator';
-import { UserRole } from '../../common/reference/enums';
+import { MAX_STRING_LENGTH, UserRole } from '../../common/reference/enums';
+import { ReadOnlyResourceFields } from '../../common/validation/read-only-fields';
+import { Chars, MaxChars, NoControlCharacters } from '../../common/validation/text-rules';
 
-/** POST /admin/users (contract section 2). */
-@ApiSchema({ name: 'CreateUserRequest', description: 'A new user (administrators only)' })
-export class CreateUserDto {
+/**
+ * POST /admin/users (contract section 2). Lengths count characters as PostgreSQL does (Chars); the
+ * read-only fields of a user (id, createdAt, updatedAt, _links) are accepted and ignored.
+ */
+@ApiSchema({
+  name: 'CreateUserRequest',
+  description:
+    'A new user (administrators only). Read-only fields of a user (id, createdAt, updatedAt, ' +
+    '_links) are accepted and ignored; any other unknown field is a 400.',
+})
+export class CreateUserDto extends ReadOnlyResourceFields {
   @ApiProperty({
     type: String,
     format: 'email',
@@ -25,7 +33,7 @@ export class CreateUserDto {
     example: 'maria@acme.com',
   })
   @IsEmail({}, { message: 'email must be an e-mail address' })
-  @MaxLength(255)
+  @MaxChars(MAX_STRING_LENGTH)
   email: string;
 
   @ApiProperty({
@@ -37,8 +45,7 @@ export class CreateUserDto {
     example: 'correct horse battery staple',
   })
   @IsString()
-  @MinLength(8)
-  @MaxLength(255)
+  @Chars(8, MAX_STRING_LENGTH)
   password: string;
 
   @ApiProperty({
@@ -55,12 +62,13 @@ export class CreateUserDto {
     type: String,
     minLength: 1,
     maxLength: 255,
-    description: 'Tenant the user belongs to (a partner acts on its own tenant only)',
+    description: 'Tenant the user belongs to (a partner acts on its own tenant only); no control characters',
     example: 'acme',
   })
   @IsString()
   @IsNotEmpty()
-  @MaxLength(255)
+  @MaxChars(MAX_STRING_LENGTH)
+  @NoControlCharacters()
   tenant: string;
 
   @ApiProperty({
@@ -79,25 +87,27 @@ export class CreateUserDto {
     type: String,
     minLength: 1,
     maxLength: 255,
-    description: 'Associated partner name',
+    description: 'Associated partner name (no control characters)',
     example: 'Acme Ltda',
   })
   @IsString()
   @IsNotEmpty()
-  @MaxLength(255)
+  @MaxChars(MAX_STRING_LENGTH)
+  @NoControlCharacters()
   partnerName: string;
 
   @ApiPropertyOptional({
     type: String,
     minLength: 1,
     maxLength: 255,
-    description: 'User name',
+    description: 'User name (no control characters)',
     example: 'Maria Silva',
   })
   @IsOptional()
   @IsString()
   @IsNotEmpty()
-  @MaxLength(255)
+  @MaxChars(MAX_STRING_LENGTH)
+  @NoControlCharacters()
   userName?: string;
 
   @ApiPropertyOptional({

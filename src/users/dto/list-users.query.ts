@@ -1,6 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsNotEmpty, IsOptional, IsString } from 'class-validator';
 import { SortedPageQueryDto } from '../../common/paging/page-query.dto';
+import { MAX_STRING_LENGTH } from '../../common/reference/enums';
+import { MaxChars, NoControlCharacters } from '../../common/validation/text-rules';
 
 export const USER_SORT_FIELDS = {
   id: 'id',
@@ -20,6 +22,7 @@ export class ListUsersQueryDto extends SortedPageQueryDto {
   @IsOptional()
   @IsString({ message: 'tenant must be a single string' })
   @IsNotEmpty()
-  @MaxLength(255)
+  @MaxChars(MAX_STRING_LENGTH)
+  @NoControlCharacters()
   tenant?: string;
 }

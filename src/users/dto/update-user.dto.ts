@@ -1,14 +1,35 @@
 import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { IsBoolean, IsEnum, IsNotEmpty, IsString, MaxLength, MinLength } from 'class-validator';
-import { UserRole } from '../../common/reference/enums';
+import { Allow, IsBoolean, IsEnum, IsNotEmpty, IsString } from 'class-validator';
+import { MAX_STRING_LENGTH, UserRole } from '../../common/reference/enums';
 import { OptionalNotNull } from '../../common/validation/optional-not-null';
+import { ReadOnlyResourceFields } from '../../common/validation/read-only-fields';
+import { Chars, MaxChars, NoControlCharacters } from '../../common/validation/text-rules';
 
-/** PATCH /admin/users/{id}: any of these (contract section 2); each may be left out, none be null. */
+/** Fields a user is returned with that PATCH cannot change (see UpdateUserDto). */
+export const FIXED_USER_FIELDS = ['email', 'tenant', 'partnerId', 'isAdministrator'] as const;
+
+/**
+ * PATCH /admin/users/{id}: any of the changeable fields (contract section 2); each may be left out,
+ * none be null. So that a client can GET a user, change it and send the whole body back (contract
+ * section 4): id, createdAt, updatedAt and _links are ignored, and the fields PATCH cannot change
+ * (FIXED_USER_FIELDS: email, tenant, partnerId, and isAdministrator, which is changed through
+ * `administrator`) are ignored while they equal the stored value; a different value is a 400 naming
+ * the field (UsersService.update), never silently dropped. Any other unknown field is a 400.
+ */
 @ApiSchema({
   name: 'UpdateUserRequest',
-  description: 'Any of these fields; each may be left out, none may be null',
+  description:
+    'Any of these fields; each may be left out, none may be null. A user as GET returns it may be ' +
+    'sent back: id, createdAt, updatedAt and _links are ignored, and email, tenant, partnerId and ' +
+    'isAdministrator are ignored when unchanged (a different value is a 400: they cannot be changed; ' +
+    'the administrator flag is changed with `administrator`). Any other unknown field is a 400.',
 })
-export class UpdateUserDto {
+export class UpdateUserDto extends ReadOnlyResourceFields {
+  @Allow() email?: unknown;
+  @Allow() tenant?: unknown;
+  @Allow() partnerId?: unknown;
+  @Allow() isAdministrator?: unknown;
+
   @ApiPropertyOptional({
     type: Boolean,
     description: 'A disabled user cannot log in (401) and its tokens get 403',
@@ -26,8 +47,7 @@ export class UpdateUserDto {
   })
   @OptionalNotNull()
   @IsString()
-  @MinLength(8)
-  @MaxLength(255)
+  @Chars(8, MAX_STRING_LENGTH)
   password?: string;
   @ApiPropertyOptional({
     enum: UserRole,
@@ -42,25 +62,27 @@ export class UpdateUserDto {
     type: String,
     minLength: 1,
     maxLength: 255,
-    description: 'Associated partner name',
+    description: 'Associated partner name (no control characters)',
     example: 'Acme Ltda',
   })
   @OptionalNotNull()
   @IsString()
   @IsNotEmpty()
-  @MaxLength(255)
+  @MaxChars(MAX_STRING_LENGTH)
+  @NoControlCharacters()
   partnerName?: string;
   @ApiPropertyOptional({
     type: String,
     minLength: 1,
     maxLength: 255,
-    description: 'User name',
+    description: 'User name (no control characters)',
     example: 'Maria Silva',
   })
   @OptionalNotNull()
   @IsString()
   @IsNotEmpty()
-  @MaxLength(255)
+  @MaxChars(MAX_STRING_LENGTH)
+  @NoControlCharacters()
   userName?: string;
   @ApiPropertyOptional({ type: Boolean, description: 'The user is of hub type' })
   @OptionalNotNull()
