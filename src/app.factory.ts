@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { Logger, ServiceUnavailableException } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -49,6 +52,39 @@ function applyWireConventions(fastify: FastifyInstance, logger: Pino): void {
   fastify.setErrorHandler((error, request, reply) => sendError(reply, request, error, logger));
 }
 
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (not HTTP, headers over 16 KB, too
+ * slow to arrive): the contract's error body, content type and a new X-Request-Id, written to the
+ * socket, which then closes. The path is not known.
+ */
+function clientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'The request did not arrive in time']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'The request headers are too large']
+        : [400, 'Malformed HTTP request'];
+  const requestId = randomUUID();
+  const reason = STATUS_CODES[status];
+  const body = JSON.stringify({
+    timestamp: new Date().toISOString(),
+    status,
+    error: reason,
+    message,
+    path: '',
+    requestId,
+  });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${HAL_CONTENT_TYPE}\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\n` +
+        `Connection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
 /** Applications whose HTTP side is shutting down (see stopAcceptingRequests). */
 const draining = new WeakSet<object>();
 
@@ -88,6 +124,7 @@ export async function createApp(
     trustProxy: config.app.trustProxy,
     // The 503 of a closing server is ours (stopAcceptingRequests): the contract's body and headers.
     return503OnClosing: false,
+    clientErrorHandler: clientError,
     // Through a LogController: the top-level options print a deprecation warning to stderr.
     logController: new LogController({
       requestIdLogLabel: 'requestId',

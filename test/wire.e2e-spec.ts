@@ -1,5 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import http from 'node:http';
+import net from 'node:net';
 import type { Test as SuperTest } from 'supertest';
 import { startTestApp, TestApp, TestUser } from './support/test-app';
 
@@ -538,4 +539,60 @@ describe('500: an unexpected failure (contract section 4)', () => {
     }
     await t.http().get('/auth/me').set('authorization', `Bearer ${user.token}`).expect(200);
   });
+});
+
+describe('requests the HTTP parser refuses (contract section 4)', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  /** Writes raw bytes on a new connection and resolves with everything the server sent back. */
+  const raw = (text: string) =>
+    new Promise<string>((resolve, reject) => {
+      const { port } = new URL(t.url);
+      const socket = net.connect(Number(port), '127.0.0.1', () => socket.end(text));
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+      socket.on('close', () => resolve(answer));
+      socket.on('error', reject);
+    });
+
+  it.each([
+    ['not HTTP at all', 'HELLO THERE\r\n\r\n', 400, 'Bad Request'],
+    [
+      'headers over 16 KB',
+      `GET /health/live HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      431,
+      'Request Header Fields Too Large',
+    ],
+  ])(
+    'answers %s with the error body, HAL content type and a request id',
+    async (_name, text, status, reason) => {
+      const answer = await raw(text);
+      const [head, body] = answer.split('\r\n\r\n');
+      const lines = head.split('\r\n');
+      expect(lines[0]).toBe(`HTTP/1.1 ${status} ${reason}`);
+      const headers = Object.fromEntries(
+        lines
+          .slice(1)
+          .map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+      );
+      expect(headers['content-type']).toBe(HAL);
+      expect(headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(JSON.parse(body)).toEqual({
+        timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        status,
+        error: reason,
+        message: expect.any(String),
+        path: '',
+        requestId: headers['x-request-id'],
+      });
+      await t.http().get('/health/live').expect(200); // the server goes on
+    },
+  );
 });
