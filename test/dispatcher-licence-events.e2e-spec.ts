@@ -113,6 +113,22 @@ describe('POST /admin/licence-events', () => {
     ['a bad e-mail', withLicence({ email: 'not-an-email' }), ['licence.email']],
     ['an empty code', withLicence({ code: '' }), ['licence.code']],
     ['a 256-character name', withLicence({ name: 'n'.repeat(256) }), ['licence.name']],
+    // 255 letters and a variation selector: 256 characters (class-validator's length leaves it out).
+    [
+      'a 256-character name ending in U+FE0F',
+      withLicence({ name: `${'n'.repeat(255)}\uFE0F` }),
+      ['licence.name'],
+    ],
+    [
+      'a 256-character code ending in U+FE0E',
+      withLicence({ code: `${'c'.repeat(255)}\uFE0E` }),
+      ['licence.code'],
+    ],
+    [
+      'a 256-character tenant ending in U+FE0F',
+      { ...withLicence({}), tenant: `${'x'.repeat(255)}\uFE0F` },
+      ['tenant'],
+    ],
     ['clientId 0', withLicence({ clientId: 0 }), ['licence.clientId']],
     ['a fractional planId', withLicence({ planId: 1.5 }), ['licence.planId']],
     ['a string clientId', withLicence({ clientId: '7' }), ['licence.clientId']],

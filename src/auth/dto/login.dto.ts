@@ -1,5 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import { IsNotEmpty, IsString } from 'class-validator';
+import { MaxChars } from '../../common/validation/text-rules';
 
 /** Login request (spec): both fields required; a malformed e-mail is simply not a known account (401). */
 @ApiSchema({ name: 'LoginRequest', description: 'E-mail and password of the user' })
@@ -13,7 +14,7 @@ export class LoginDto {
   })
   @IsString()
   @IsNotEmpty()
-  @MaxLength(255)
+  @MaxChars(255)
   email: string;
 
   @ApiProperty({
@@ -26,6 +27,6 @@ export class LoginDto {
   })
   @IsString()
   @IsNotEmpty()
-  @MaxLength(255)
+  @MaxChars(255)
   password: string;
 }

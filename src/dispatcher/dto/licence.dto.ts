@@ -1,5 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { IsEmail, IsEnum, IsInt, IsNumber, IsString, Length, Max, MaxLength, Min } from 'class-validator';
+import { IsEmail, IsEnum, IsInt, IsNumber, IsString, Max, Min } from 'class-validator';
+import { Chars, MaxChars } from '../../common/validation/text-rules';
 import { PHONE_NUMBER } from '../../common/reference/formats';
 import { LicenceStatus, MAX_STRING_LENGTH } from '../../common/reference/enums';
 import { IsPhoneNumber } from '../../common/reference/validators';
@@ -22,7 +23,7 @@ export class LicenceDto implements LicencePayload {
     example: 'LIC-2026-000123',
   })
   @IsString()
-  @Length(1, MAX_STRING_LENGTH)
+  @Chars(1, MAX_STRING_LENGTH)
   code: string;
 
   @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_INT, description: 'Client id', example: 7 })
@@ -45,7 +46,7 @@ export class LicenceDto implements LicencePayload {
     example: 'Maria Silva',
   })
   @IsString()
-  @Length(1, MAX_STRING_LENGTH)
+  @Chars(1, MAX_STRING_LENGTH)
   name: string;
 
   @ApiProperty({
@@ -56,7 +57,7 @@ export class LicenceDto implements LicencePayload {
     example: 'maria@example.com',
   })
   @IsEmail({}, { message: 'email must be an e-mail address' })
-  @MaxLength(MAX_STRING_LENGTH)
+  @MaxChars(MAX_STRING_LENGTH)
   email: string;
 
   @ApiProperty({
@@ -111,7 +112,7 @@ export class LicenceErrorDto implements LicenceErrorPayload {
     example: 'Plan 3 is not available for client 7',
   })
   @IsString()
-  @Length(1, MAX_STRING_LENGTH)
+  @Chars(1, MAX_STRING_LENGTH)
   message: string;
 
   @ApiProperty({
@@ -122,6 +123,6 @@ export class LicenceErrorDto implements LicenceErrorPayload {
     example: 'PlanNotAvailableException',
   })
   @IsString()
-  @Length(1, MAX_STRING_LENGTH)
+  @Chars(1, MAX_STRING_LENGTH)
   type: string;
 }

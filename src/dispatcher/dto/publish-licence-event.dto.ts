@@ -4,12 +4,12 @@ import {
   IsEnum,
   IsObject,
   IsString,
-  Length,
   ValidateBy,
   ValidateIf,
   ValidateNested,
   ValidationArguments,
 } from 'class-validator';
+import { Chars } from '../../common/validation/text-rules';
 import { MAX_STRING_LENGTH, WebhookEvent } from '../../common/reference/enums';
 import { LicenceDto, LicenceErrorDto } from './licence.dto';
 
@@ -59,7 +59,7 @@ export class PublishLicenceEventDto {
     example: 'acme',
   })
   @IsString()
-  @Length(1, MAX_STRING_LENGTH)
+  @Chars(1, MAX_STRING_LENGTH)
   tenant: string;
 
   /** Required on LICENCE_CREATED_SUCCESS; null or absent on LICENCE_CREATED_FAILED. */
