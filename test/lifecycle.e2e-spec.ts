@@ -529,6 +529,21 @@ describe('running the built service (contract section 1)', () => {
         'Invalid environment variable DATABASE_URL: must be a postgres:// or postgresql:// URL',
       ],
       [
+        'DATABASE_URL with port 99999',
+        { DATABASE_URL: 'postgres://u@h:99999/db' },
+        'Invalid environment variable DATABASE_URL: port must be a number from 1 to 65535',
+      ],
+      [
+        'WEBHOOK_PROXY_URL with port 99999',
+        { WEBHOOK_PROXY_URL: 'http://h:99999' },
+        'Invalid environment variable WEBHOOK_PROXY_URL: port must be a number from 1 to 65535',
+      ],
+      [
+        'REDIS_URL without a host',
+        { REDIS_URL: 'redis://:password@/0' },
+        'Invalid environment variable REDIS_URL: must name a host',
+      ],
+      [
         'TRUST_PROXY=yes',
         { TRUST_PROXY: 'yes' },
         'Invalid environment variable TRUST_PROXY: must be true or false',
