@@ -1,13 +1,13 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
-import { loadConfig } from './src/config/configuration';
+import { loadConfigForTool } from './src/config/configuration';
 import { resolveDatabase } from './src/database/database';
 import { dataSourceOptions } from './src/database/data-source.options';
 
 // The DataSource of the TypeORM CLI (`npm run migration:run|revert|generate`): DATABASE_URL, or the
 // embedded server in DATA_DIR, joined if the service is running, else started for this command.
 async function cliDataSource(): Promise<DataSource> {
-  const { config } = loadConfig(process.env);
+  const config = loadConfigForTool(process.env);
   const database = await resolveDatabase(config, (message) => process.stderr.write(`${message}\n`));
   // Started for this command only: stopped when the CLI exits (the signal is sent synchronously).
   if (database.owned) process.once('exit', () => void database.stop());

@@ -4,7 +4,7 @@ import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { ConfigError } from './config/environment';
-import { loadConfig } from './config/configuration';
+import { loadConfigForTool } from './config/configuration';
 import { resolveDatabase } from './database/database';
 import { dataSourceOptions } from './database/data-source.options';
 import { runMigrations } from './database/migrate';
@@ -55,7 +55,7 @@ async function usersCreate(argv: string[]): Promise<string> {
     );
   }
 
-  const { config } = loadConfig(process.env);
+  const config = loadConfigForTool(process.env);
   const database = await resolveDatabase(config, () => undefined);
   const dataSource = new DataSource(dataSourceOptions(database.url, 2));
   try {

@@ -189,6 +189,22 @@ const cliUser = (email: string, extra: string[] = []) => [
   ...extra,
 ];
 
+/** What a command-line tool prints on stderr when it generates the secrets in a fresh DATA_DIR. */
+const generatedSecretWarnings = (dataDir: string) =>
+  [
+    ['JWT_SECRET', 'jwt-secret'],
+    ['SECRETS_KEY', 'secrets-key'],
+  ]
+    .map(
+      ([name, file]) =>
+        `warning: ${name} is not set: generated one and stored it in ${join(dataDir, file)}; set ${name} in production\n`,
+    )
+    .join('');
+
+/** The generated secrets' values, which no output may contain. */
+const storedSecrets = (dataDir: string) =>
+  ['jwt-secret', 'secrets-key'].map((file) => readFileSync(join(dataDir, file), 'utf8').trim());
+
 const oneLine = (text: string) => {
   expect(text.endsWith('\n')).toBe(true);
   expect(text.trimEnd().split('\n')).toHaveLength(1);
@@ -314,7 +330,9 @@ describe('running the built service (contract section 1)', () => {
       const cli = await runCli(cliUser(email, ['--admin', '--hub', '--user-name', 'Off Line']), {
         DATA_DIR: dataDir,
       });
-      expect(cli).toMatchObject({ code: 0, stderr: '' });
+      // The CLI ran first on this DATA_DIR: it generated the secrets, and says so (contract section 1).
+      expect(cli).toMatchObject({ code: 0, stderr: generatedSecretWarnings(dataDir) });
+      for (const secret of storedSecrets(dataDir)) expect(cli.stderr + cli.stdout).not.toContain(secret);
       expect(oneLine(cli.stdout)).toMatch(/ \(administrator\)$/);
       expect(postgresOn(dataDir)).toEqual([]);
 
@@ -511,6 +529,21 @@ describe('running the built service (contract section 1)', () => {
         'Invalid environment variable DATABASE_URL: must be a postgres:// or postgresql:// URL',
       ],
       [
+        'DATABASE_URL with port 99999',
+        { DATABASE_URL: 'postgres://u@h:99999/db' },
+        'Invalid environment variable DATABASE_URL: port must be a number from 1 to 65535',
+      ],
+      [
+        'WEBHOOK_PROXY_URL with port 99999',
+        { WEBHOOK_PROXY_URL: 'http://h:99999' },
+        'Invalid environment variable WEBHOOK_PROXY_URL: port must be a number from 1 to 65535',
+      ],
+      [
+        'REDIS_URL without a host',
+        { REDIS_URL: 'redis://:password@/0' },
+        'Invalid environment variable REDIS_URL: must name a host',
+      ],
+      [
         'TRUST_PROXY=yes',
         { TRUST_PROXY: 'yes' },
         'Invalid environment variable TRUST_PROXY: must be true or false',
@@ -588,9 +621,14 @@ describe('running the built service (contract section 1)', () => {
   });
 });
 
-describe('(e) the CLI: npm run cli -- users:create (contract section 2)', () => {
+describe('(e) the command-line tools: npm run cli -- users:create, npm run migration:run (contract sections 1, 2)', () => {
   let database: { url: string; name: string };
-  const env = () => ({ DATABASE_URL: database.url, DATA_DIR: join(tmpdir(), 'pis-cli-unused') });
+  // Secrets given: the generated-secret warnings on stderr are the subject of their own tests.
+  const secrets = {
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    SECRETS_KEY: randomBytes(32).toString('base64'),
+  };
+  const env = () => ({ DATABASE_URL: database.url, DATA_DIR: join(tmpdir(), 'pis-cli-unused'), ...secrets });
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -700,8 +738,32 @@ describe('(e) the CLI: npm run cli -- users:create (contract section 2)', () => 
     const result = await runCli(cliUser('down@example.com'), {
       DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/nothing`,
       DATA_DIR: join(tmpdir(), 'pis-cli-unused'),
+      ...secrets,
     });
     expect(result.code).not.toBe(0);
     expect(oneLine(result.stderr)).toMatch(/^failed: .*ECONNREFUSED/);
+  });
+
+  it('npm run migration:run on a fresh DATA_DIR says on stderr that it generated the secrets, once', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'pis-migrate-'));
+    try {
+      // What `npm run migration:run` runs after its build.
+      const migrate = async () => {
+        const proc = spawnNode(
+          join(ROOT, 'node_modules/typeorm/cli.js'),
+          ['migration:run', '-d', join(ROOT, 'dist/ormconfig.js')],
+          baseEnv({ DATABASE_URL: database.url, DATA_DIR: dataDir }),
+        );
+        const exit = await within(proc.exit, 90_000, 'migration:run');
+        return { code: exit.code, stdout: proc.stdout(), stderr: proc.stderr() };
+      };
+      const first = await migrate();
+      expect(first).toMatchObject({ code: 0, stderr: generatedSecretWarnings(dataDir) });
+      for (const secret of storedSecrets(dataDir)) expect(first.stderr + first.stdout).not.toContain(secret);
+      // Generated once: the next run finds them and says nothing.
+      expect(await migrate()).toMatchObject({ code: 0, stderr: '' });
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,31 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { createRootLogger } from '../src/common/logging/logger';
+import { LogCapture } from './support/log-capture';
 import { startTestApp, TestApp } from './support/test-app';
-
-/** Collects everything the app logs, as the raw text it would write to stdout. */
-class Capture extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _encoding: string, done: () => void): void {
-    this.text += chunk.toString('utf8');
-    done();
-  }
-  lines(): string[] {
-    return this.text.split('\n').filter((line) => line.length > 0);
-  }
-  records(): Array<Record<string, unknown>> {
-    return this.lines().map((line) => JSON.parse(line) as Record<string, unknown>);
-  }
-}
 
 const secret = (prefix: string) => `${prefix}-${randomBytes(8).toString('hex')}`;
 
 describe('logs (contract section 1: one JSON object a line, the request id, no secrets)', () => {
   let t: TestApp;
-  let capture: Capture;
+  let capture: LogCapture;
 
   beforeAll(async () => {
-    capture = new Capture();
+    capture = new LogCapture();
     // NODE_ENV=production as in service (request logging on), with both secrets given.
     t = await startTestApp(
       { NODE_ENV: 'production', LOG_LEVEL: 'info', USER_CACHE_TTL_MS: '0' },
@@ -159,7 +144,7 @@ describe('logs (contract section 1: one JSON object a line, the request id, no s
   });
 
   it('redacts secrets by key wherever a log call passes them', () => {
-    const out = new Capture();
+    const out = new LogCapture();
     const logger = createRootLogger('info', out);
     const values = {
       password: secret('a'),

@@ -1,10 +1,12 @@
-import { spawnSync } from 'node:child_process';
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import http from 'node:http';
 import Redis from 'ioredis';
 import { UserRole } from '../src/common/reference/enums';
 import { rateLimitKey, tokenTracker } from '../src/common/rate-limit/rate-limit.guard';
 import { UsersService } from '../src/users/users.service';
+import { LogCapture } from './support/log-capture';
+import { freePort } from './support/service-process';
 import { startTestApp, TestApp, uniq } from './support/test-app';
 
 const HAL = 'application/hal+json;charset=UTF-8';
@@ -30,6 +32,71 @@ function redisForTests(): { url: string; source: string } | undefined {
   return probe.status === 0 ? { url: LOCAL_REDIS, source: `a Redis found at ${LOCAL_REDIS}` } : undefined;
 }
 const redis = redisForTests();
+
+const hasRedisServer = spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
+
+/** A Redis of this test's own (never the shared one), on a free port, so it can be stopped and restarted. */
+class OwnRedis {
+  private child: ChildProcess | undefined;
+  private constructor(readonly port: number) {}
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  /** Every one started, so that afterAll stops those a timed-out test left behind. */
+  static readonly started = new Set<OwnRedis>();
+
+  static async start(): Promise<OwnRedis> {
+    const redis = new OwnRedis(await freePort());
+    OwnRedis.started.add(redis);
+    await redis.restart();
+    return redis;
+  }
+
+  /** Starts redis-server on this port (again) and waits until it answers. */
+  async restart(): Promise<void> {
+    this.child = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
+    const probe = new Redis(this.url, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
+    probe.on('error', () => undefined);
+    try {
+      for (const deadline = Date.now() + 10_000; ; await sleep(50)) {
+        if (
+          await probe.connect().then(
+            () => probe.ping(),
+            () => undefined,
+          )
+        )
+          return;
+        if (Date.now() > deadline) throw new Error(`redis-server did not answer on port ${this.port}`);
+      }
+    } finally {
+      probe.disconnect();
+    }
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    this.child?.kill(signal);
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A client address nobody else uses in this run or the previous ones (shared Redis counters). */
 const freshIp = () => `10.${randomInt(256)}.${randomInt(256)}.${1 + randomInt(254)}`;
@@ -378,6 +445,158 @@ describe('rate limits (spec, Limits; contract sections 1 and 4)', () => {
           await b.close();
           await a.close();
         }
+      },
+    );
+  });
+
+  describe('Redis unreachable: this instance counts in memory (contract section 1: never a 500, JSON logs)', () => {
+    /** Whatever ioredis prints by itself (its "Unhandled error event" stack) goes through console.error. */
+    let consoleError: jest.SpiedFunction<typeof console.error>;
+    beforeEach(() => {
+      consoleError = jest.spyOn(console, 'error');
+    });
+    afterEach(() => {
+      consoleError.mockRestore();
+    });
+    afterAll(async () => {
+      for (const redis of OwnRedis.started) await redis.stop();
+    });
+    const ioredisPrinted = () =>
+      consoleError.mock.calls.filter((args) => args.some((a) => String(a).includes('ioredis')));
+
+    /** Only the rate limiter's lines about Redis; records() fails on any line that is not JSON. */
+    const redisLines = (capture: LogCapture) =>
+      capture.records().filter((r) => r.context === 'RateLimit' && /Redis/.test(String(r.msg)));
+
+    const limitedApp = (redisUrl: string, capture: LogCapture) =>
+      startTestApp(
+        {
+          TRUST_PROXY: 'true',
+          RATE_LIMIT_API_PER_MINUTE: '3',
+          RATE_LIMIT_LOGIN_PER_MINUTE: '2',
+          LOG_LEVEL: 'info',
+          REDIS_URL: redisUrl,
+        },
+        { logDestination: capture },
+      );
+
+    const me = (t: TestApp, token: string) =>
+      t.http().get('/auth/me').set('x-forwarded-for', freshIp()).set('authorization', `Bearer ${token}`);
+
+    it('answers 200 then 429 with nothing listening at REDIS_URL, promptly, with one JSON warning and no password', async () => {
+      const password = `redis-pw-${randomBytes(6).toString('hex')}`;
+      const capture = new LogCapture();
+      const t = await limitedApp(`redis://:${password}@127.0.0.1:${await freePort()}`, capture);
+      try {
+        const user = await account(t);
+        const started = Date.now();
+        for (let i = 0; i < 3; i++) await me(t, user.token).expect(200);
+        expect429(await me(t, user.token), '/auth/me');
+        // A request never waits for the dead Redis (no offline queue, no retries).
+        expect(Date.now() - started).toBeLessThan(2_000);
+
+        const ip = freshIp();
+        const login = () =>
+          t
+            .http()
+            .post('/auth/login')
+            .set('x-forwarded-for', ip)
+            .send({ email: user.email, password: 'wrong-password' });
+        await login().expect(401);
+        await login().expect(401);
+        expect429(await login(), '/auth/login');
+
+        // ioredis keeps reconnecting (every 50..2000 ms): one warning for the outage, not one per attempt.
+        await sleep(1_500);
+        expect429(await me(t, user.token), '/auth/me');
+        const lines = redisLines(capture);
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toMatchObject({ level: 40 });
+        expect(String(lines[0].msg)).toMatch(
+          /^Redis at 127\.0\.0\.1:\d+ is unavailable \(.*ECONNREFUSED.*\)/,
+        );
+        expect(capture.text).not.toContain(password);
+        expect(ioredisPrinted()).toEqual([]);
+      } finally {
+        await t.close();
+      }
+    });
+
+    /** A test with a Redis of its own and an application counting in it; skipped, saying so, without redis-server. */
+    const withOwnRedis = (
+      name: string,
+      body: (redis: OwnRedis, t: TestApp, capture: LogCapture) => Promise<void>,
+    ) =>
+      hasRedisServer
+        ? it(name, async () => {
+            const redis = await OwnRedis.start();
+            try {
+              const capture = new LogCapture();
+              const t = await limitedApp(redis.url, capture);
+              try {
+                await body(redis, t, capture);
+              } finally {
+                await t.close();
+              }
+            } finally {
+              await redis.stop();
+            }
+          })
+        : it.skip(`SKIPPED: ${name} — no redis-server on PATH`, () => undefined);
+
+    withOwnRedis(
+      'falls back to memory when its Redis stops, and counts in Redis again once it is back',
+      async (redis, t, capture) => {
+        const client = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+        client.on('error', () => undefined);
+        const hits = async (token: string) => {
+          await client.connect().catch(() => undefined);
+          return Number(await client.get(`{${rateLimitKey('api', tokenTracker(token))}:api}:hits`));
+        };
+        try {
+          const first = await account(t);
+          await me(t, first.token).expect(200);
+          expect(await hits(first.token)).toBe(1);
+          client.disconnect();
+
+          await redis.stop();
+          // Counted afresh in this instance's memory: fail open per instance, then limited there.
+          for (let i = 0; i < 3; i++) await me(t, first.token).expect(200);
+          expect429(await me(t, first.token), '/auth/me');
+          expect(redisLines(capture).map((r) => r.level)).toEqual([40]);
+
+          await redis.restart();
+          for (const deadline = Date.now() + 15_000; redisLines(capture).length < 2; await sleep(100)) {
+            if (Date.now() > deadline) throw new Error('no "Redis is back" line within 15 s');
+          }
+          const second = await account(t);
+          for (let i = 0; i < 3; i++) await me(t, second.token).expect(200);
+          expect429(await me(t, second.token), '/auth/me');
+          expect(await hits(second.token)).toBe(4);
+
+          const lines = redisLines(capture);
+          expect(lines.map((r) => r.level)).toEqual([40, 30]);
+          expect(String(lines[1].msg)).toMatch(/^Redis at 127\.0\.0\.1:\d+ is back/);
+          expect(ioredisPrinted()).toEqual([]);
+        } finally {
+          client.disconnect();
+        }
+      },
+    );
+
+    withOwnRedis(
+      'holds a request back at most about half a second when its Redis stops answering',
+      async (redis, t, capture) => {
+        const user = await account(t);
+        await me(t, user.token).expect(200);
+        // Stopped, not gone: the connection stays open and commands go unanswered (SIGKILL ends it).
+        redis.signal('SIGSTOP');
+        const started = Date.now();
+        await me(t, user.token).expect(200);
+        await me(t, user.token).expect(200);
+        expect(Date.now() - started).toBeLessThan(1_500);
+        expect(redisLines(capture)).toHaveLength(1);
+        expect(String(redisLines(capture)[0].msg)).toMatch(/unavailable \(Command timed out\)/);
       },
     );
   });

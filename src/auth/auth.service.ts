@@ -1,15 +1,17 @@
-import { Injectable, UnauthorizedException } from '@nestjs/common';
+import { Injectable, OnModuleInit, UnauthorizedException } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/configuration';
 import { UsersService } from '../users/users.service';
-import { dummyHash, verifyPassword } from '../users/password-hasher';
+import { hashOfRandomPassword, verifyPassword } from '../users/password-hasher';
 import type { TokenClaims } from './authenticated-user';
 import type { LoginResponse } from './dto/auth.responses';
 
 @Injectable()
-export class AuthService {
+export class AuthService implements OnModuleInit {
   private readonly ttlMs: number;
+  /** Verified against for an unknown e-mail; made before the application accepts requests. */
+  private unknownEmailHash = '';
 
   constructor(
     private readonly users: UsersService,
@@ -19,13 +21,17 @@ export class AuthService {
     this.ttlMs = config.getOrThrow('auth', { infer: true }).tokenTtlMs;
   }
 
+  async onModuleInit(): Promise<void> {
+    this.unknownEmailHash = await hashOfRandomPassword();
+  }
+
   /**
    * Unknown e-mail, wrong password and disabled account all take one argon2 verification and end in
    * the same 401 (contract section 3: no account enumeration).
    */
   async login(email: string, password: string): Promise<LoginResponse> {
     const user = await this.users.findByEmailWithHash(email);
-    const valid = await verifyPassword(user?.passwordHash ?? (await dummyHash()), password);
+    const valid = await verifyPassword(user?.passwordHash ?? this.unknownEmailHash, password);
     if (!user || !valid || !user.enabled) throw new UnauthorizedException('Invalid e-mail or password');
     const claims: TokenClaims = {
       sub: user.id,

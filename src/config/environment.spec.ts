@@ -33,13 +33,25 @@ describe('validateEnvironment (contract section 1: bad configuration)', () => {
     ['NODE_ENV', 'staging', 'must be one of the following values: development, production, test'],
     ['LOG_LEVEL', 'loud', 'must be one of the following values'],
     ['DATABASE_URL', 'mysql://x', 'must be a postgres:// or postgresql:// URL'],
-    ['DATABASE_URL', 'postgres://', 'must be a postgres:// or postgresql:// URL'],
+    ['DATABASE_URL', 'postgres://', 'must name a host'],
     ['DATABASE_URL', 'localhost:5432', 'must be a postgres:// or postgresql:// URL'],
+    ['DATABASE_URL', 'postgres://u@h:99999/db', 'port must be a number from 1 to 65535'],
+    ['DATABASE_URL', 'postgres://u@h:0/db', 'port must be a number from 1 to 65535'],
+    ['DATABASE_URL', 'postgresql://u@h:5432x/db', 'port must be a number from 1 to 65535'],
+    ['DATABASE_URL', 'postgres://u@[::1]:70000/db', 'port must be a number from 1 to 65535'],
+    ['DATABASE_URL', 'postgres:///db', 'must name a host'],
+    ['DATABASE_URL', 'postgres://u@/db', 'must name a host'],
+    ['DATABASE_URL', 'postgres://u@h:5432/my db', 'must not contain white space'],
+    ['DATABASE_URL', 'postgres://u@[::1/db', 'is not a valid URL'],
     ['DB_MIGRATE_ON_START', 'yes', 'must be true or false'],
     ['DB_MIGRATE_ON_START', 'TRUE', 'must be true or false'],
     ['DB_POOL_SIZE', '0', 'must not be less than 1'],
     ['DB_POOL_SIZE', '201', 'must not be greater than 200'],
     ['REDIS_URL', 'http://127.0.0.1:6379', 'must be a redis:// or rediss:// URL'],
+    ['REDIS_URL', 'redis://127.0.0.1:65536', 'port must be a number from 1 to 65535'],
+    ['REDIS_URL', 'rediss://cache:-1', 'port must be a number from 1 to 65535'],
+    ['REDIS_URL', 'redis://', 'must name a host'],
+    ['REDIS_URL', 'redis://:password@/0', 'must name a host'],
     ['JWT_SECRET', 'too-short', 'must be at least 32 characters'],
     ['SECRETS_KEY', 'not base64!', 'must be 32 bytes, base64-encoded'],
     ['BOOTSTRAP_ADMIN_EMAIL', 'admin', 'must be an e-mail address'],
@@ -52,6 +64,11 @@ describe('validateEnvironment (contract section 1: bad configuration)', () => {
     ['WEBHOOK_CONCURRENCY', '4097', 'must not be greater than 4096'],
     ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', '1', 'must be true or false'],
     ['WEBHOOK_PROXY_URL', 'socks5://proxy:1080', 'must be an http:// or https:// URL'],
+    ['WEBHOOK_PROXY_URL', 'http://h:99999', 'port must be a number from 1 to 65535'],
+    ['WEBHOOK_PROXY_URL', 'https://proxy:http', 'port must be a number from 1 to 65535'],
+    ['WEBHOOK_PROXY_URL', 'http://', 'must name a host'],
+    ['WEBHOOK_PROXY_URL', 'http://user:pw@:3128', 'must name a host'],
+    ['WEBHOOK_PROXY_URL', 'http://[::1', 'is not a valid URL'],
     ['RATE_LIMIT_LOGIN_PER_MINUTE', '0', 'must not be less than 1'],
     ['RATE_LIMIT_LOGIN_PER_MINUTE', 'ten', 'must be an integer'],
     ['RATE_LIMIT_API_PER_MINUTE', '-5', 'must not be less than 1'],
@@ -68,6 +85,17 @@ describe('validateEnvironment (contract section 1: bad configuration)', () => {
     if (name.includes('SECRET') || name.includes('PASSWORD') || name === 'SECRETS_KEY') {
       expect(message).not.toContain(value);
     }
+  });
+
+  it.each([
+    ['DATABASE_URL', 'postgres://app:pg-secret-1@db:99999/app'],
+    ['DATABASE_URL', 'postgres://app:pg-secret-1@/app'],
+    ['REDIS_URL', 'redis://:redis-secret-1@cache:0'],
+    ['WEBHOOK_PROXY_URL', 'http://egress:proxy-secret-1@proxy:3128x'],
+  ])('never repeats a URL or its password: %s=%j', (name, value) => {
+    const message = problem({ [name]: value });
+    expect(message).toMatch(new RegExp(`^Invalid environment variable ${name}: `));
+    expect(message).not.toMatch(/secret/);
   });
 
   it('names the first bad variable when several are bad', () => {
@@ -87,8 +115,20 @@ describe('validateEnvironment (contract section 1: bad configuration)', () => {
     ['WEBHOOK_TIMEOUT_MS', '100', 100],
     ['USER_CACHE_TTL_MS', '0', 0],
     ['DATABASE_URL', 'postgresql://u:p@db:5432/app', 'postgresql://u:p@db:5432/app'],
+    ['DATABASE_URL', 'postgres://u:p%40ss@[::1]:5432/app', 'postgres://u:p%40ss@[::1]:5432/app'],
+    ['DATABASE_URL', 'postgres://db/app', 'postgres://db/app'],
+    // The server's Unix socket directory as the host: node-postgres reads the `host` parameter.
+    ['DATABASE_URL', 'postgres:///app?host=/var/run/postgresql', 'postgres:///app?host=/var/run/postgresql'],
     ['REDIS_URL', 'rediss://cache:6380', 'rediss://cache:6380'],
+    ['REDIS_URL', 'redis://:pw@cache:6379/0', 'redis://:pw@cache:6379/0'],
+    ['REDIS_URL', 'redis://cache', 'redis://cache'],
     ['WEBHOOK_PROXY_URL', 'http://proxy:3128', 'http://proxy:3128'],
+    [
+      'WEBHOOK_PROXY_URL',
+      'https://user:pw@proxy.example.com:65535',
+      'https://user:pw@proxy.example.com:65535',
+    ],
+    ['WEBHOOK_PROXY_URL', 'http://[::1]:3128', 'http://[::1]:3128'],
     ['LOG_LEVEL', 'debug', 'debug'],
     ['NODE_ENV', 'production', 'production'],
   ])('accepts %s=%j as %j', (name, value, parsed) => {

@@ -11,6 +11,7 @@ import {
   MaxLength,
   Min,
   MinLength,
+  ValidateBy,
   validateSync,
   ValidationError,
 } from 'class-validator';
@@ -32,6 +33,54 @@ const BOOL = { message: 'must be true or false' };
 const INT = { message: 'must be an integer' };
 const NOT_BLANK = { message: 'must not be blank' };
 
+interface ConnectionUrlRule {
+  /** What the value must be, said when the scheme is wrong: "a redis:// or rediss:// URL". */
+  what: string;
+  schemes: readonly string[];
+  /** PostgreSQL: the host may come from a `host` query parameter instead (a Unix socket directory). */
+  hostInQuery?: boolean;
+}
+
+const PORT_RANGE = 'port must be a number from 1 to 65535';
+
+/**
+ * Why a URL the service connects to can't be used, or undefined. Parsed as its client will parse it
+ * (WHATWG URL), so a bad port or a missing host stops the start-up here, naming the variable,
+ * instead of failing later without naming it. Messages never repeat the value: it may hold a password.
+ */
+function connectionUrlProblem(value: unknown, rule: ConnectionUrlRule): string | undefined {
+  const wrongScheme = `must be ${rule.what}`;
+  if (typeof value !== 'string') return wrongScheme;
+  if (/\s/.test(value)) return 'must not contain white space';
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)?.[1];
+  if (scheme === undefined || !rule.schemes.includes(scheme.toLowerCase())) return wrongScheme;
+  // scheme://[user-info@]host[:port][/path][?query]; the port is checked by hand for a precise message.
+  const authority = value.slice(scheme.length + 3).split(/[/?#]/, 1)[0];
+  const hostPort = /^(\[[^\]]*\]|[^[:][^:]*|)(?::(.*))?$/.exec(
+    authority.slice(authority.lastIndexOf('@') + 1),
+  );
+  const port = hostPort?.[2];
+  if (port && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535)) return PORT_RANGE;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return hostPort?.[1] === '' ? 'must name a host' : 'is not a valid URL';
+  }
+  if (!url.hostname && !(rule.hostInQuery && url.searchParams.get('host'))) return 'must name a host';
+  return undefined;
+}
+
+/** A URL the service connects to: scheme, host and port checked (connectionUrlProblem). */
+const IsConnectionUrl = (rule: ConnectionUrlRule): PropertyDecorator =>
+  ValidateBy({
+    name: 'isConnectionUrl',
+    validator: {
+      validate: (value) => connectionUrlProblem(value, rule) === undefined,
+      defaultMessage: (args) => connectionUrlProblem(args?.value, rule) ?? 'is not a valid URL',
+    },
+  });
+
 /** Every variable of service contract section 1, as strings arrive from the environment. */
 export class EnvironmentVariables {
   @IsOptional() @IsIn(['development', 'production', 'test']) NODE_ENV?: string;
@@ -41,13 +90,17 @@ export class EnvironmentVariables {
   @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL?: string;
 
   @IsOptional()
-  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// URL' })
+  @IsConnectionUrl({
+    what: 'a postgres:// or postgresql:// URL',
+    schemes: ['postgres', 'postgresql'],
+    hostInQuery: true,
+  })
   DATABASE_URL?: string;
   @IsOptional() @Transform(toBool) @IsIn([true, false], BOOL) DB_MIGRATE_ON_START?: boolean;
   @IsOptional() @Transform(toInt) @IsInt(INT) @Min(1) @Max(200) DB_POOL_SIZE?: number;
 
   @IsOptional()
-  @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL' })
+  @IsConnectionUrl({ what: 'a redis:// or rediss:// URL', schemes: ['redis', 'rediss'] })
   REDIS_URL?: string;
 
   @IsOptional() @IsString() @MinLength(32, { message: 'must be at least 32 characters' }) JWT_SECRET?: string;
@@ -61,7 +114,7 @@ export class EnvironmentVariables {
   @IsOptional() @Transform(toInt) @IsInt(INT) @Min(1) @Max(4096) WEBHOOK_CONCURRENCY?: number;
   @IsOptional() @Transform(toBool) @IsIn([true, false], BOOL) WEBHOOK_ALLOW_PRIVATE_NETWORKS?: boolean;
   @IsOptional()
-  @Matches(/^https?:\/\/\S+$/, { message: 'must be an http:// or https:// URL' })
+  @IsConnectionUrl({ what: 'an http:// or https:// URL', schemes: ['http', 'https'] })
   WEBHOOK_PROXY_URL?: string;
 
   @IsOptional() @Transform(toInt) @IsInt(INT) @Min(1) RATE_LIMIT_LOGIN_PER_MINUTE?: number;

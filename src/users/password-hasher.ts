@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import argon2 from 'argon2';
 
@@ -52,10 +53,9 @@ export const verifyPassword = async (hash: string, password: string): Promise<bo
   }
 };
 
-let dummy: Promise<string> | undefined;
 /**
- * A hash to verify against when the e-mail is unknown, so that an unknown e-mail costs the same
- * time as a wrong password (no account enumeration: contract section 3).
+ * A hash of a random password, to verify against when the e-mail is unknown so that an unknown
+ * e-mail costs the same time as a wrong password (no account enumeration: contract section 3).
+ * AuthService makes it at start-up: made on first use, the first unknown e-mail paid a hash too.
  */
-export const dummyHash = (): Promise<string> =>
-  (dummy ??= hashPassword('not-a-real-password-' + Math.random()));
+export const hashOfRandomPassword = (): Promise<string> => hashPassword(randomBytes(24).toString('base64'));

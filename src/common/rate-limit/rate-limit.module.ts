@@ -1,14 +1,17 @@
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import type { AppConfig } from '../../config/configuration';
 import { FixedWindowThrottlerStorage } from './fixed-window.storage';
 import { API_THROTTLER, LOGIN_THROTTLER } from './rate-limit.decorators';
+import { RedisOrMemoryThrottlerStorage } from './redis-or-memory.storage';
 
 const MINUTE_MS = 60_000;
 
-/** Counters in Redis when REDIS_URL is set (shared by every instance), in memory otherwise. */
+/**
+ * Counters in Redis when REDIS_URL is set (shared by every instance; in memory while it is down),
+ * in memory otherwise.
+ */
 @Module({
   imports: [
     ThrottlerModule.forRootAsync({
@@ -21,10 +24,8 @@ const MINUTE_MS = 60_000;
             { name: API_THROTTLER, ttl: MINUTE_MS, limit: limits.apiPerMinute },
             { name: LOGIN_THROTTLER, ttl: MINUTE_MS, limit: limits.loginPerMinute },
           ],
-          // Given the URL, the storage owns the connection and closes it on shutdown.
-          storage: redisUrl
-            ? new ThrottlerStorageRedisService(redisUrl, { maxRetriesPerRequest: 2 })
-            : new FixedWindowThrottlerStorage(),
+          // The Redis storage owns its connection, closes it on shutdown, and falls back to memory.
+          storage: redisUrl ? new RedisOrMemoryThrottlerStorage(redisUrl) : new FixedWindowThrottlerStorage(),
           // The contract's only rate-limit header is Retry-After on a 429 (set by the guard).
           setHeaders: false,
         };
