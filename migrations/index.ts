@@ -2,6 +2,7 @@ import { CreateUsers1763700000000 } from './1763700000000-CreateUsers';
 import { CreateSubscriptions1763700100000 } from './1763700100000-CreateSubscriptions';
 import { CreateDispatcher1763700200000 } from './1763700200000-CreateDispatcher';
 import { NotifySubscriptionsGone1763700300000 } from './1763700300000-NotifySubscriptionsGone';
+import { WebhookJobsRoomForLeases1763700400000 } from './1763700400000-WebhookJobsRoomForLeases';
 
 /** Every migration, in order. `npm run migration:generate` writes a file here: add its class below. */
 export const migrations = [
@@ -9,4 +10,5 @@ export const migrations = [
   CreateSubscriptions1763700100000,
   CreateDispatcher1763700200000,
   NotifySubscriptionsGone1763700300000,
+  WebhookJobsRoomForLeases1763700400000,
 ];

@@ -7,7 +7,7 @@ import { adminQuery, ADMIN_URL_ENV, RUN_PREFIX_ENV, withDatabase } from './suppo
 
 const DISPATCHER_TABLES = ['webhook_deliveries', 'webhook_events', 'webhook_jobs'];
 
-describe('migrations CreateDispatcher and NotifySubscriptionsGone', () => {
+describe('migrations CreateDispatcher, NotifySubscriptionsGone and WebhookJobsRoomForLeases', () => {
   let name: string;
   let ds: DataSource;
 
@@ -38,13 +38,19 @@ describe('migrations CreateDispatcher and NotifySubscriptionsGone', () => {
       )
     ).map((r: { tgname: string }) => r.tgname);
 
+  const jobsOptions = async () =>
+    (await ds.query(`SELECT reloptions FROM pg_class WHERE relname = 'webhook_jobs'`))[0]?.reloptions ?? null;
+
   it('creates the tables with named indexes, keys and the NOTIFY trigger, reverts cleanly and applies again', async () => {
     const applied = await runMigrations(ds);
-    expect(applied.slice(-2)).toEqual([
+    expect(applied.slice(-3)).toEqual([
       'CreateDispatcher1763700200000',
       'NotifySubscriptionsGone1763700300000',
+      'WebhookJobsRoomForLeases1763700400000',
     ]);
-    expect(migrations.at(-1)?.name).toBe('NotifySubscriptionsGone1763700300000');
+    expect(migrations.at(-1)?.name).toBe('WebhookJobsRoomForLeases1763700400000');
+    // Room on each page, so the claim's lease is a heap-only update.
+    await expect(jobsOptions()).resolves.toEqual(['fillfactor=50']);
     await expect(goneTriggers()).resolves.toEqual([
       'TRG_subscriptions_gone_delete',
       'TRG_subscriptions_gone_move',
@@ -81,6 +87,8 @@ describe('migrations CreateDispatcher and NotifySubscriptionsGone', () => {
     ).resolves.toHaveLength(1);
 
     await ds.undoLastMigration({ transaction: 'each' });
+    await expect(jobsOptions()).resolves.toBeNull();
+    await ds.undoLastMigration({ transaction: 'each' });
     await expect(goneTriggers()).resolves.toEqual([]);
     await expect(objects()).resolves.toEqual({ tables: DISPATCHER_TABLES, functions: 1 });
     await ds.undoLastMigration({ transaction: 'each' });
@@ -90,8 +98,10 @@ describe('migrations CreateDispatcher and NotifySubscriptionsGone', () => {
     await expect(runMigrations(ds)).resolves.toEqual([
       'CreateDispatcher1763700200000',
       'NotifySubscriptionsGone1763700300000',
+      'WebhookJobsRoomForLeases1763700400000',
     ]);
     await expect(objects()).resolves.toEqual({ tables: DISPATCHER_TABLES, functions: 1 });
     await expect(goneTriggers()).resolves.toHaveLength(2);
+    await expect(jobsOptions()).resolves.toEqual(['fillfactor=50']);
   });
 });
