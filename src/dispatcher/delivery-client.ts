@@ -3,31 +3,17 @@ import { STATUS_CODES } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
 import { checkServerIdentity, PeerCertificate } from 'node:tls';
-import { Inject, Injectable } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import axios, { AxiosError, AxiosInstance, AxiosResponse } from 'axios';
 import { HttpsProxyAgent } from 'https-proxy-agent';
 import { RequestFilteringHttpsAgent } from 'request-filtering-agent';
-import { SecretBox } from '../common/crypto/secret-box';
 import { DeliveryStatus } from '../common/reference/enums';
-import type { AppConfig } from '../config/configuration';
 import { isNonPublicAddress } from './non-public-address';
-import { WEBHOOK_TLS_OPTIONS, WebhookTlsOptions } from './webhook-tls';
 
 /** The receiver's body is read up to this much, then dropped: it is never stored or parsed. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 const MAX_ERROR_MESSAGE = 1000;
 /** Kept-alive connections found closed by the receiver that one delivery tries past. */
 const MAX_STALE_CONNECTIONS = 8;
-
-/** What one delivery needs: the stored body and the subscription's current address and header. */
-export interface DeliveryRequest {
-  url: string;
-  /** The exact JSON text of the event (identical for every subscription and copy). */
-  payload: string;
-  headerName: string | null;
-  headerValueEncrypted: string | null;
-}
 
 export interface DeliveryOutcome {
   status: DeliveryStatus;
@@ -50,7 +36,7 @@ class BlockedAddressError extends Error {}
 class TunnelTrustingProxyAgent extends HttpsProxyAgent<string> {
   constructor(
     proxy: string,
-    private readonly targetTls: WebhookTlsOptions,
+    private readonly targetTls: { ca?: string[] },
     options: ConstructorParameters<typeof HttpsProxyAgent<string>>[1],
   ) {
     super(proxy, options);
@@ -109,13 +95,32 @@ function discardBody(stream: Readable, cap: number): Promise<void> {
   });
 }
 
+/** How the delivery client is set up; plain data, so a worker thread can receive it. */
+export interface DeliveryClientOptions {
+  timeoutMs: number;
+  allowPrivateNetworks: boolean;
+  proxyUrl?: string;
+  /** Trusted CAs (PEM); none: Node's root store plus NODE_EXTRA_CA_CERTS. */
+  ca?: string[];
+  userAgent: string;
+}
+
+/** One delivery as the client sends it: the header value already decrypted. */
+export interface DeliveryRequest {
+  url: string;
+  /** The exact JSON text of the event (identical for every subscription and copy). */
+  payload: string;
+  headerName: string | null;
+  headerValue: string | null;
+}
+
 /**
  * Makes one HTTPS POST per delivery (contract section 6): keep-alive agents, a total time-out
  * covering DNS, connect, TLS and the response headers, no redirects, the SSRF guard on the address
- * actually connected to, and a readable outcome for every failure. Never throws.
+ * actually connected to, and a readable outcome for every failure. Never throws. Runs on the
+ * delivery thread (delivery-thread.ts); WebhookSender is its face on the main thread.
  */
-@Injectable()
-export class WebhookSender {
+export class DeliveryClient {
   private readonly agent: HttpsAgent | HttpsProxyAgent<string>;
   private readonly http: AxiosInstance;
   /** The time-out controllers of the requests in flight, for `interruptAll`. */
@@ -126,21 +131,17 @@ export class WebhookSender {
   private readonly viaProxy: boolean;
   private readonly userAgent: string;
 
-  constructor(
-    config: ConfigService<AppConfig, true>,
-    private readonly secrets: SecretBox,
-    @Inject(WEBHOOK_TLS_OPTIONS) tls: WebhookTlsOptions,
-  ) {
-    const webhook = config.getOrThrow('webhook', { infer: true });
-    this.timeoutMs = webhook.timeoutMs;
-    this.allowPrivateNetworks = webhook.allowPrivateNetworks;
-    this.viaProxy = webhook.proxyUrl !== undefined;
-    this.userAgent = `partner-integration-service/${config.getOrThrow('app', { infer: true }).version}`;
-    const common = { keepAlive: true, scheduling: 'lifo' as const, ...(tls.ca ? { ca: tls.ca } : {}) };
-    if (webhook.proxyUrl) {
+  constructor(options: DeliveryClientOptions) {
+    this.timeoutMs = options.timeoutMs;
+    this.allowPrivateNetworks = options.allowPrivateNetworks;
+    this.viaProxy = options.proxyUrl !== undefined;
+    this.userAgent = options.userAgent;
+    const ca = options.ca ? { ca: options.ca } : {};
+    const common = { keepAlive: true, scheduling: 'lifo' as const, ...ca };
+    if (options.proxyUrl) {
       // The proxy connects to the receiver: the SSRF check is done on the resolved name before sending.
-      this.agent = new TunnelTrustingProxyAgent(webhook.proxyUrl, tls.ca ? { ca: tls.ca } : {}, common);
-    } else if (webhook.allowPrivateNetworks) {
+      this.agent = new TunnelTrustingProxyAgent(options.proxyUrl, ca, common);
+    } else if (options.allowPrivateNetworks) {
       this.agent = new HttpsAgent(common);
     } else {
       // Checks the address each connection actually uses (after DNS), so a name that resolves to a
@@ -166,7 +167,7 @@ export class WebhookSender {
     delete this.http.defaults.transitional;
   }
 
-  /** Closes idle keep-alive connections; called by the worker once its deliveries are drained. */
+  /** Closes idle keep-alive connections. */
   close(): void {
     this.agent.destroy();
   }
@@ -209,14 +210,10 @@ export class WebhookSender {
     // HTTP itself (the API refuses those names already).
     if (
       request.headerName &&
-      request.headerValueEncrypted &&
+      request.headerValue &&
       !RESERVED_HEADERS.has(request.headerName.toLowerCase())
     ) {
-      try {
-        headers[request.headerName] = this.secrets.decrypt(request.headerValueEncrypted);
-      } catch {
-        return failed('the custom header value could not be decrypted');
-      }
+      headers[request.headerName] = request.headerValue;
     }
 
     // Total time-out: DNS, connect, TLS and response headers (axios' own `timeout` is per socket idle).

@@ -4,7 +4,7 @@ import { LicenceEventPublisher } from './licence-event.publisher';
 import { LicenceEventsController } from './licence-events.controller';
 import { EnqueueWebhooksListener } from './listeners/enqueue-webhooks.listener';
 import { WebhookOutbox } from './webhook-outbox.service';
-import { WebhookSender } from './webhook-sender.service';
+import { DELIVERY_THREAD_SCRIPT, defaultDeliveryThreadScript, WebhookSender } from './webhook-sender.service';
 import { defaultWebhookTlsOptions, WEBHOOK_TLS_OPTIONS } from './webhook-tls';
 import { WebhookWorker } from './webhook-worker.service';
 
@@ -17,6 +17,7 @@ import { WebhookWorker } from './webhook-worker.service';
   providers: [
     SecretBox,
     { provide: WEBHOOK_TLS_OPTIONS, useValue: defaultWebhookTlsOptions },
+    { provide: DELIVERY_THREAD_SCRIPT, useValue: defaultDeliveryThreadScript },
     LicenceEventPublisher,
     WebhookOutbox,
     EnqueueWebhooksListener,

@@ -532,6 +532,6 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       // Their leases run out instead; another instance then takes them.
       this.logger.error({ err: error }, 'releasing webhook jobs at shutdown failed');
     }
-    this.sender.close();
+    await this.sender.close();
   }
 }

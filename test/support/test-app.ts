@@ -11,8 +11,10 @@ import { createApp, CreateAppOptions } from '../../src/app.factory';
 import { createRootLogger } from '../../src/common/logging/logger';
 import { UserRole } from '../../src/common/reference/enums';
 import { loadConfig } from '../../src/config/configuration';
+import { DELIVERY_THREAD_SCRIPT } from '../../src/dispatcher/webhook-sender.service';
 import { UsersService } from '../../src/users/users.service';
 import { createTestDatabase, dropTestDatabase } from './database';
+import { tsDeliveryThreadScript } from './delivery-thread-script';
 
 export interface TestUser {
   id: number;
@@ -76,7 +78,12 @@ export async function startTestApp(
     config,
     database.url,
     createRootLogger(config.app.logLevel, options.logDestination),
-    { configure: options.configure },
+    {
+      configure: (builder) => {
+        builder.overrideProvider(DELIVERY_THREAD_SCRIPT).useValue(tsDeliveryThreadScript());
+        options.configure?.(builder);
+      },
+    },
   );
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address() as { port: number };

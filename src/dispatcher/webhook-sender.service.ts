@@ -1,0 +1,213 @@
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { SecretBox } from '../common/crypto/secret-box';
+import { DeliveryStatus } from '../common/reference/enums';
+import type { AppConfig } from '../config/configuration';
+import type {
+  DeliveryClientOptions,
+  DeliveryInterrupted,
+  DeliveryOutcome,
+  DeliveryRequest,
+} from './delivery-client';
+import type { ThreadCommand, ThreadMessage, ThreadResult } from './delivery-thread.protocol';
+import { WEBHOOK_TLS_OPTIONS, WebhookTlsOptions } from './webhook-tls';
+
+export type { DeliveryInterrupted, DeliveryOutcome } from './delivery-client';
+
+/** What the worker hands over for one delivery: the stored body and the subscription's address and header. */
+export interface DeliveryJob {
+  url: string;
+  payload: string;
+  headerName: string | null;
+  headerValueEncrypted: string | null;
+}
+
+/**
+ * The script of the delivery thread: the compiled delivery-thread.js beside this file. Tests that
+ * run the TypeScript sources provide one that compiles them (test/support/test-app.ts).
+ */
+export const DELIVERY_THREAD_SCRIPT = Symbol('DELIVERY_THREAD_SCRIPT');
+export interface DeliveryThreadScript {
+  filename: string;
+  /** `filename` is the script's code, not a path. */
+  eval?: boolean;
+}
+export const defaultDeliveryThreadScript: DeliveryThreadScript = {
+  filename: join(__dirname, 'delivery-thread.js'),
+};
+
+/**
+ * The delivery thread's old generation: its live data is small (at most WEBHOOK_CONCURRENCY requests
+ * and their sockets). Its young generation follows the process's --max-semi-space-size (npm start).
+ * Past the limit the thread dies and another takes over, rather than the process growing.
+ */
+const THREAD_LIMITS = { maxOldGenerationSizeMb: 64 };
+const START_TIMEOUT_MS = 30_000;
+const RESTART_DELAY_MS = 1_000;
+
+/**
+ * Sends deliveries through the delivery thread (delivery-thread.ts, DeliveryClient): the main
+ * thread decrypts the custom header, posts the jobs of one tick in one message and gets the
+ * outcomes back in batches. If the thread dies, the deliveries it had come back `interrupted` (no
+ * record: their jobs are attempted again when their lease ends, contract section 6) and a new
+ * thread takes over.
+ */
+@Injectable()
+export class WebhookSender implements OnModuleInit {
+  private readonly logger = new Logger('WebhookSender');
+  private readonly options: DeliveryClientOptions;
+  private thread: Worker | undefined;
+  private ready = false;
+  private readonly waiting = new Map<number, (result: DeliveryOutcome | DeliveryInterrupted) => void>();
+  /** Jobs of this tick, and of any time the thread is not ready, not posted yet. */
+  private unsent: Array<{ id: number; request: DeliveryRequest }> = [];
+  private postScheduled = false;
+  private nextId = 1;
+  private closing = false;
+  private restartTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    config: ConfigService<AppConfig, true>,
+    private readonly secrets: SecretBox,
+    @Inject(WEBHOOK_TLS_OPTIONS) tls: WebhookTlsOptions,
+    @Inject(DELIVERY_THREAD_SCRIPT) private readonly script: DeliveryThreadScript,
+  ) {
+    const webhook = config.getOrThrow('webhook', { infer: true });
+    const ca = tls.ca === undefined ? undefined : [tls.ca].flat().map((pem) => pem.toString());
+    this.options = {
+      timeoutMs: webhook.timeoutMs,
+      allowPrivateNetworks: webhook.allowPrivateNetworks,
+      ...(webhook.proxyUrl ? { proxyUrl: webhook.proxyUrl } : {}),
+      ...(ca ? { ca } : {}),
+      userAgent: `partner-integration-service/${config.getOrThrow('app', { infer: true }).version}`,
+    };
+  }
+
+  /** Starts the thread; the application does not start without it. */
+  onModuleInit(): Promise<void> {
+    return this.start();
+  }
+
+  private start(): Promise<void> {
+    const thread = new Worker(this.script.filename, {
+      eval: this.script.eval ?? false,
+      workerData: this.options,
+      resourceLimits: THREAD_LIMITS,
+      stdout: false,
+      stderr: false,
+    });
+    thread.unref(); // never what keeps the process up: shutdown closes it (close())
+    this.thread = thread;
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error('the delivery thread did not start')),
+        START_TIMEOUT_MS,
+      );
+      thread.on('message', (message: ThreadMessage) => {
+        if (message.type === 'results') return this.settle(message.results);
+        clearTimeout(timer);
+        this.ready = true;
+        this.post();
+        resolve();
+      });
+      thread.on('error', (error) => this.logger.error({ err: error }, 'the delivery thread failed'));
+      thread.on('exit', (code) => {
+        clearTimeout(timer);
+        if (this.thread !== thread) return;
+        const wasReady = this.ready;
+        this.thread = undefined;
+        this.ready = false;
+        for (const resume of this.waiting.values()) resume({ interrupted: true });
+        this.waiting.clear();
+        if (this.closing) return resolve();
+        if (!wasReady) return reject(new Error(`the delivery thread did not start (exit code ${code})`));
+        this.logger.error(`the delivery thread stopped (exit code ${code}); starting another`);
+        this.restartTimer = setTimeout(() => void this.start().catch(() => undefined), RESTART_DELAY_MS);
+      });
+    });
+  }
+
+  /** One attempt; never rejects. */
+  send(job: DeliveryJob): Promise<DeliveryOutcome | DeliveryInterrupted> {
+    let headerValue: string | null = null;
+    if (job.headerName && job.headerValueEncrypted) {
+      try {
+        headerValue = this.secrets.decrypt(job.headerValueEncrypted);
+      } catch {
+        return Promise.resolve({
+          status: DeliveryStatus.FAILED,
+          httpStatusCode: null,
+          errorMessage: 'the custom header value could not be decrypted',
+          sentAt: new Date(),
+        });
+      }
+    }
+    if (this.closing) return Promise.resolve({ interrupted: true });
+    const id = this.nextId++;
+    this.unsent.push({
+      id,
+      request: { url: job.url, payload: job.payload, headerName: job.headerName, headerValue },
+    });
+    if (!this.postScheduled) {
+      this.postScheduled = true;
+      queueMicrotask(() => this.post());
+    }
+    return new Promise((resolve) => this.waiting.set(id, resolve));
+  }
+
+  private post(): void {
+    this.postScheduled = false;
+    if (!this.ready || this.unsent.length === 0) return;
+    this.command({ type: 'send', jobs: this.unsent });
+    this.unsent = [];
+  }
+
+  private command(command: ThreadCommand): void {
+    this.thread?.postMessage(command);
+  }
+
+  private settle(results: ThreadResult[]): void {
+    for (const result of results) {
+      const resume = this.waiting.get(result.id);
+      if (!resume) continue;
+      this.waiting.delete(result.id);
+      resume(
+        'interrupted' in result
+          ? result
+          : {
+              status: result.status,
+              httpStatusCode: result.httpStatusCode,
+              errorMessage: result.errorMessage,
+              sentAt: new Date(result.sentAt),
+            },
+      );
+    }
+  }
+
+  /**
+   * Shutdown: aborts every request that has no answer yet. Their results are `interrupted`, and
+   * nothing is recorded for them. Jobs not handed to the thread yet come back `interrupted` too.
+   */
+  interruptAll(): void {
+    for (const { id } of this.unsent) this.waiting.get(id)?.({ interrupted: true });
+    for (const { id } of this.unsent) this.waiting.delete(id);
+    this.unsent = [];
+    this.command({ type: 'interrupt' });
+  }
+
+  /** Ends the thread (closing its idle keep-alive connections); called by the worker once drained. */
+  async close(): Promise<void> {
+    this.closing = true;
+    clearTimeout(this.restartTimer);
+    const thread = this.thread;
+    if (!thread) return;
+    const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
+    this.command({ type: 'close' });
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, 1000)))]);
+    clearTimeout(timer);
+    await thread.terminate();
+  }
+}
