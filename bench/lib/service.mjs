@@ -9,7 +9,7 @@ import { spawnTracked, stopChild, waitForExit } from './processes.mjs';
 
 /**
  * How `npm start` runs the service (package.json): its variables and node options, e.g.
- * `exec env MALLOC_TRIM_THRESHOLD_=131072 node --max-old-space-size=256 --max-semi-space-size=32
+ * `exec env MALLOC_TRIM_THRESHOLD_=131072 node --max-old-space-size=256 --max-semi-space-size=8
  * dist/src/main.js`. The bench runs the same command without npm in between, so the measured
  * process is the service itself.
  */
