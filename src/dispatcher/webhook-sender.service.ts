@@ -124,13 +124,24 @@ export class WebhookSender implements OnModuleInit {
         if (this.closing) return resolve();
         if (!wasReady) return reject(new Error(`the delivery thread did not start (exit code ${code})`));
         this.logger.error(`the delivery thread stopped (exit code ${code}); starting another`);
-        this.restartTimer = setTimeout(() => void this.start().catch(() => undefined), RESTART_DELAY_MS);
+        this.restartLater();
       });
     });
   }
 
+  /** Starts a new thread after RESTART_DELAY_MS, and again until one starts; sends wait in `unsent`. */
+  private restartLater(): void {
+    this.restartTimer = setTimeout(() => {
+      this.start().catch((error: unknown) => {
+        this.logger.error({ err: error }, 'restarting the delivery thread failed; trying again');
+        if (!this.closing) this.restartLater();
+      });
+    }, RESTART_DELAY_MS);
+  }
+
   /** One attempt; never rejects. */
   send(job: DeliveryJob): Promise<DeliveryOutcome | DeliveryInterrupted> {
+    if (this.closing) return Promise.resolve({ interrupted: true });
     let headerValue: string | null = null;
     if (job.headerName && job.headerValueEncrypted) {
       try {
@@ -144,7 +155,6 @@ export class WebhookSender implements OnModuleInit {
         });
       }
     }
-    if (this.closing) return Promise.resolve({ interrupted: true });
     const id = this.nextId++;
     this.unsent.push({
       id,
@@ -191,8 +201,10 @@ export class WebhookSender implements OnModuleInit {
    * nothing is recorded for them. Jobs not handed to the thread yet come back `interrupted` too.
    */
   interruptAll(): void {
-    for (const { id } of this.unsent) this.waiting.get(id)?.({ interrupted: true });
-    for (const { id } of this.unsent) this.waiting.delete(id);
+    for (const { id } of this.unsent) {
+      this.waiting.get(id)?.({ interrupted: true });
+      this.waiting.delete(id);
+    }
     this.unsent = [];
     this.command({ type: 'interrupt' });
   }
