@@ -16,17 +16,31 @@ async function startProxy(): Promise<{ server: Server; port: number; targets: st
   server.on('connect', (req, client, head) => {
     targets.push(req.url ?? '');
     const [host, port] = (req.url ?? '').split(':');
+    let established = false;
     const upstream = connect(Number(port), host, () => {
+      established = true;
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       upstream.write(head);
       upstream.pipe(client);
       client.pipe(upstream);
     });
-    upstream.on('error', () => client.destroy());
+    // As Squid and the like do: a receiver that cannot be reached is the proxy's 502.
+    upstream.on('error', () =>
+      established ? client.destroy() : client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'),
+    );
     client.on('error', () => upstream.destroy());
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { server, port: (server.address() as { port: number }).port, targets };
+}
+
+/** A port nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
 }
 
 describe('Dispatcher: egress proxy (WEBHOOK_PROXY_URL)', () => {
@@ -81,6 +95,33 @@ describe('Dispatcher: egress proxy (WEBHOOK_PROXY_URL)', () => {
       /^blocked: localhost resolves to (127\.0\.0\.1|::1), a private address$/,
     );
     expect(proxy.targets.length).toBe(before);
+    expect(hook.receipts.length).toBe(received);
+  });
+
+  it('records a proxy that will not open the tunnel as no answer, not as an answer of the receiver', async () => {
+    const t = await startDispatcherApp({ WEBHOOK_PROXY_URL: `http://127.0.0.1:${proxy.port}` });
+    apps.push(t);
+    const port = await closedPort();
+    const record = await publishTo(t, `https://127.0.0.1:${port}/nobody-home`);
+    expect(proxy.targets).toContain(`127.0.0.1:${port}`);
+    expect(record).toMatchObject({
+      status: 'FAILED',
+      httpStatusCode: null,
+      errorMessage: 'proxy refused the tunnel: HTTP 502 Bad Gateway',
+    });
+  });
+
+  it('records an unreachable proxy as such, not as the receiver refusing', async () => {
+    const port = await closedPort();
+    const t = await startDispatcherApp({ WEBHOOK_PROXY_URL: `http://127.0.0.1:${port}` });
+    apps.push(t);
+    const received = hook.receipts.length;
+    const record = await publishTo(t, hook.url('/proxy-down'));
+    expect(record).toMatchObject({
+      status: 'FAILED',
+      httpStatusCode: null,
+      errorMessage: 'proxy unreachable: connection refused',
+    });
     expect(hook.receipts.length).toBe(received);
   });
 });

@@ -502,6 +502,11 @@ describe('Webhook subscriptions: private-network URLs', () => {
     'https://[fd12:3456::1]/hook',
     'https://[fe80::1]/hook',
     'https://[febf:ffff::1]/hook',
+    'https://[::127.0.0.1]/hook',
+    'https://[64:ff9b::a9fe:a9fe]/hook',
+    'https://[2002:7f00:1::1]/hook',
+    'https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook',
+    'https://[fec0::1]/hook',
   ];
   const PUBLIC = [
     'https://8.8.8.8/hook',

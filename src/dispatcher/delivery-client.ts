@@ -6,8 +6,8 @@ import { checkServerIdentity, PeerCertificate } from 'node:tls';
 import axios, { AxiosError, AxiosInstance, AxiosResponse } from 'axios';
 import { HttpsProxyAgent } from 'https-proxy-agent';
 import { RequestFilteringHttpsAgent } from 'request-filtering-agent';
+import { isNonPublicAddress } from '../common/network/non-public-address';
 import { DeliveryStatus } from '../common/reference/enums';
-import { isNonPublicAddress } from './non-public-address';
 
 /** The receiver's body is read up to this much, then dropped: it is never stored or parsed. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -29,6 +29,18 @@ export interface DeliveryInterrupted {
 
 class BlockedAddressError extends Error {}
 
+/** The egress proxy did not open a tunnel to the receiver: the receiver gave no answer. */
+class ProxyError extends Error {
+  /** `reason`: why the proxy could not be reached (a connection error), if that was the trouble. */
+  constructor(
+    message: string,
+    readonly proxyHost: string,
+    readonly reason?: unknown,
+  ) {
+    super(message);
+  }
+}
+
 /**
  * https-proxy-agent v7 applies its options (our `ca`) to the connection to the proxy only, not to
  * the TLS session with the receiver inside the tunnel: pass them there too.
@@ -42,7 +54,7 @@ class TunnelTrustingProxyAgent extends HttpsProxyAgent<string> {
     super(proxy, options);
   }
 
-  override connect(...[req, opts]: Parameters<HttpsProxyAgent<string>['connect']>) {
+  override async connect(...[req, opts]: Parameters<HttpsProxyAgent<string>['connect']>) {
     // It also drops `host` from the tunnelled TLS options, so an IP-literal receiver would be
     // checked as "localhost": check the certificate against the receiver's real host.
     const host = opts.host ?? '';
@@ -51,7 +63,28 @@ class TunnelTrustingProxyAgent extends HttpsProxyAgent<string> {
       ...this.targetTls,
       checkServerIdentity: (_name: string, cert: PeerCertificate) => checkServerIdentity(host, cert),
     };
-    return super.connect(req, tunnelled as typeof opts);
+    // A proxy that will not open the tunnel answers CONNECT with an error status; the library then
+    // replays that answer to the request as if the receiver had sent it (a 502 recorded as the
+    // receiver's). Fail the request instead, naming the proxy.
+    let refused: { statusCode: number; statusText: string } | undefined;
+    req.once('proxyConnect', (answer: { statusCode: number; statusText: string }) => {
+      if (answer.statusCode !== 200) refused = answer;
+    });
+    let socket: Awaited<ReturnType<HttpsProxyAgent<string>['connect']>>;
+    try {
+      socket = await super.connect(req, tunnelled as typeof opts);
+    } catch (error) {
+      throw new ProxyError('proxy unreachable', this.proxy.hostname, error);
+    }
+    if (refused) {
+      socket.destroy();
+      const { statusCode, statusText } = refused;
+      throw new ProxyError(
+        `proxy refused the tunnel: HTTP ${statusCode}${statusText ? ` ${statusText}` : ''}`,
+        this.proxy.hostname,
+      );
+    }
+    return socket;
   }
 }
 
@@ -295,6 +328,10 @@ export class DeliveryClient {
   private describe(error: unknown, host: string): string {
     if (error instanceof BlockedAddressError) return error.message;
     const err = error as AxiosError & { cause?: { code?: string; message?: string } };
+    if (err.cause instanceof ProxyError) {
+      const { message, proxyHost, reason } = err.cause;
+      return reason === undefined ? message : `${message}: ${this.describe(reason, proxyHost)}`;
+    }
     const code = err.code ?? err.cause?.code;
     const message = String(err.message ?? err.cause?.message ?? error);
     // request-filtering-agent: "DNS lookup 127.0.0.1(family:4, host:localhost) is not allowed. ..."
