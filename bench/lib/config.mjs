@@ -16,6 +16,10 @@ export const SIZES = {
     warmupS: 2,
     dispatchEvents: 100,
     dispatchSubscriptions: 200,
+    /** Service and baseline bursts alternate this many times; the figure is the median round. */
+    dispatchRounds: 3,
+    /** Events of the warm-up burst each side gets first (JIT, heap growth, connections). */
+    dispatchWarmEvents: 20,
     pacedRatePerS: 200,
     pacedSubscriptions: 10,
     pacedDurationS: 10,
@@ -31,6 +35,8 @@ export const SIZES = {
     warmupS: 0.3,
     dispatchEvents: 20,
     dispatchSubscriptions: 50,
+    dispatchRounds: 1,
+    dispatchWarmEvents: 2,
     pacedRatePerS: 200,
     pacedSubscriptions: 10,
     pacedDurationS: 1.5,
