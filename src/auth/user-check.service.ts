@@ -4,6 +4,7 @@ import { OnEvent } from '@nestjs/event-emitter';
 import { DataSource } from 'typeorm';
 import { BoundedMap } from '../common/cache/bounded-map';
 import type { AppConfig } from '../config/configuration';
+import { preparedQuery } from '../database/prepared-query';
 import { USER_CHANGED } from '../users/users.service';
 import type { AuthenticatedUser } from './authenticated-user';
 
@@ -48,7 +49,9 @@ export class UserCheckService {
 
   // Hot path of every authenticated request: one prepared statement, no query building.
   private async load(id: number): Promise<(AuthenticatedUser & { enabled: boolean }) | null> {
-    const rows: Array<Record<string, unknown>> = await this.dataSource.query(
+    const rows = await preparedQuery<Record<string, unknown>>(
+      this.dataSource,
+      'users_check',
       `SELECT id, email, role, is_administrator, tenant, hub, partner_id, partner_name, user_name, enabled
          FROM users WHERE id = $1`,
       [id],

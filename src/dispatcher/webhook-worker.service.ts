@@ -7,6 +7,7 @@ import { DataSource } from 'typeorm';
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions.js';
 import type { WebhookEvent } from '../common/reference/enums';
 import type { AppConfig } from '../config/configuration';
+import { preparedQuery } from '../database/prepared-query';
 import { DeliveryOutcome, WebhookSender } from './webhook-sender.service';
 
 /** Channel of the NOTIFY sent by the webhook_jobs insert trigger (migration CreateDispatcher). */
@@ -261,7 +262,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       const sendBy = performance.now() + MAX_QUEUE_WAIT_MS;
       let jobs: ClaimedJob[];
       try {
-        jobs = (await this.dataSource.query(CLAIM_SQL, [
+        jobs = await preparedQuery<ClaimedJob>(this.dataSource, 'webhook_claim', CLAIM_SQL, [
           this.leaseMs,
           this.instanceId,
           saturated,
@@ -270,7 +271,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
           roomOf,
           wanted * 4,
           wanted,
-        ])) as ClaimedJob[];
+        ]);
       } catch (error) {
         // The sweep tries again; nothing is lost meanwhile.
         this.logger.error({ err: error }, 'claiming webhook jobs failed');
@@ -439,7 +440,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async writeCompletions(batch: Completion[]): Promise<void> {
     const col = <T>(pick: (c: Completion) => T) => batch.map(pick);
-    await this.dataSource.query(COMPLETE_SQL, [
+    await preparedQuery(this.dataSource, 'webhook_complete', COMPLETE_SQL, [
       col((c) => c.job.id),
       col((c) => c.job.eventId),
       col((c) => c.job.subscriptionId),

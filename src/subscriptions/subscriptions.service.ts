@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { Pool } from 'pg';
-import { DataSource, QueryFailedError } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { DataSource } from 'typeorm';
 import type { QueryResult } from 'typeorm/query-runner/QueryResult';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { ValidationFailedException } from '../common/errors/validation-failed.exception';
@@ -18,6 +16,7 @@ import { ListSubscriptionsQueryDto, SUBSCRIPTION_SORT_FIELDS } from './dto/list-
 import type { SubscriptionRecord } from './dto/subscription.response';
 import { hasControlCharacters } from '../common/validation/text-rules';
 import { isNonPublicHost } from './webhook-url';
+import { preparedQuery } from '../database/prepared-query';
 
 /** Every column but header_value_encrypted, named as the entity names them. */
 const COLUMNS = `id, tenant, active, name, url, description, events, header_name AS "headerName",
@@ -231,12 +230,7 @@ export class SubscriptionsService {
       name = `subscriptions_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
       this.statementNames.set(text, name);
     }
-    const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
-    try {
-      return (await pool.query({ name, text, values })).rows as T[];
-    } catch (error) {
-      throw new QueryFailedError(text, values, error as Error); // mapped by the global filter
-    }
+    return preparedQuery<T>(this.dataSource, name, text, values);
   }
 
   /**
