@@ -119,8 +119,15 @@ export class WebhookSender implements OnModuleInit {
         const wasReady = this.ready;
         this.thread = undefined;
         this.ready = false;
-        for (const resume of this.waiting.values()) resume({ interrupted: true });
-        this.waiting.clear();
+        // The jobs this thread had come back `interrupted`; those not posted to it yet wait for the
+        // next thread (settling them here as well would send them later with nobody waiting for
+        // the outcome: no record, and a second send after the lease).
+        const unposted = new Set(this.unsent.map((job) => job.id));
+        for (const [id, resume] of this.waiting) {
+          if (unposted.has(id)) continue;
+          this.waiting.delete(id);
+          resume({ interrupted: true });
+        }
         if (this.closing) return resolve();
         if (!wasReady) return reject(new Error(`the delivery thread did not start (exit code ${code})`));
         this.logger.error(`the delivery thread stopped (exit code ${code}); starting another`);
@@ -214,12 +221,20 @@ export class WebhookSender implements OnModuleInit {
     this.closing = true;
     clearTimeout(this.restartTimer);
     const thread = this.thread;
-    if (!thread) return;
+    if (!thread) return this.abandonUnsent();
     const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
     this.command({ type: 'close' });
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, 1000)))]);
     clearTimeout(timer);
     await thread.terminate();
+    this.abandonUnsent();
+  }
+
+  /** Closed: sends still waiting for a thread (the worker interrupts before closing) get `interrupted`. */
+  private abandonUnsent(): void {
+    for (const { id } of this.unsent) this.waiting.get(id)?.({ interrupted: true });
+    this.waiting.clear();
+    this.unsent = [];
   }
 }
