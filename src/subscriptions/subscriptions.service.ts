@@ -194,8 +194,10 @@ export class SubscriptionsService {
     return tenant === undefined ? conditions : conditions.add((p) => `tenant = ${p}`, tenant);
   }
 
-  // Hot path (benchmarked): hand-written SQL, page and count side by side, as named prepared
-  // statements on TypeORM's own pg pool: no SQL building, hydration or re-planning per request.
+  // Hot path (benchmarked): hand-written SQL as named prepared statements on TypeORM's own pg pool:
+  // no SQL building, hydration or re-planning per request. The count rides along with the page as
+  // a scalar subquery (computed once), so a page is one round trip to one backend; only a page
+  // with no rows (past the end, or nothing matches) needs the count on its own.
   private async page(
     where: Conditions,
     orderBy: string,
@@ -204,19 +206,18 @@ export class SubscriptionsService {
   ): Promise<[SubscriptionRecord[], number]> {
     const n = where.params.length;
     const offset = pageOffset(page, size);
-    const [rows, count] = await Promise.all([
-      offset === undefined
-        ? []
-        : this.prepared<SubscriptionRecord>(
-            `SELECT ${COLUMNS} FROM subscriptions ${where.where} ORDER BY ${orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`,
-            [...where.params, size, offset],
-          ),
-      this.prepared<{ total: string }>(
-        `SELECT count(*) AS total FROM subscriptions ${where.where}`,
-        where.params,
-      ),
-    ]);
-    return [rows, Number(count[0].total)];
+    const count = `SELECT count(*) AS total FROM subscriptions ${where.where}`;
+    if (offset !== undefined) {
+      const rows = await this.prepared<SubscriptionRecord & { total: string }>(
+        `SELECT ${COLUMNS}, (${count}) AS total FROM subscriptions ${where.where}
+          ORDER BY ${orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`,
+        [...where.params, size, offset],
+      );
+      // Each row keeps its `total` field: responses are built field by field (toSubscriptionResponse).
+      if (rows.length > 0) return [rows, Number(rows[0].total)];
+    }
+    const [{ total }] = await this.prepared<{ total: string }>(count, where.params);
+    return [[], Number(total)];
   }
 
   /**
