@@ -14,6 +14,7 @@ import { HAL_CONTENT_TYPE } from './common/hal/hal';
 import { serializeJson } from './common/http/json-serializer';
 import { ServiceFastifyAdapter } from './common/http/service-fastify.adapter';
 import { JsonLogger } from './common/logging/logger';
+import { lazyChildLoggerFactory } from './common/logging/lazy-child-logger';
 import { requestIdFor } from './common/request-id/request-id';
 import { setupOpenApi } from './docs/openapi';
 import type { AppConfig } from './config/configuration';
@@ -119,6 +120,7 @@ export async function createApp(
 ): Promise<NestFastifyApplication> {
   const adapter = new ServiceFastifyAdapter({
     loggerInstance: logger,
+    childLoggerFactory: lazyChildLoggerFactory,
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: requestIdFor,
     trustProxy: config.app.trustProxy,
