@@ -106,7 +106,9 @@ export class SubscriptionsService {
     this.checkUrlAllowed(body.url);
     const headerName = body.headerName ?? null;
     const headerValue = headerName !== null && typeof body.headerValue === 'string' ? body.headerValue : null;
-    const rows: SubscriptionRecord[] = await this.dataSource.query(
+    const rows = await preparedQuery<SubscriptionRecord>(
+      this.dataSource,
+      'subscriptions_insert',
       `INSERT INTO subscriptions
          (tenant, active, name, url, description, events, header_name, header_value_encrypted)
        VALUES ($1, $2, $3, $4, $5, $6::varchar(64)[], $7, $8)
