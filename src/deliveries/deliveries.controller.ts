@@ -6,7 +6,7 @@ import { Roles } from '../auth/decorators/roles.decorator';
 import { Page, toPage } from '../common/paging/page';
 import { UserRole } from '../common/reference/enums';
 import { IdParamPipe } from '../common/validation/id-param.pipe';
-import { ApiErrors, ApiIdParam, ApiPageOf, ApiPageQuery, ApiSortQuery } from '../docs/schemas';
+import { ApiErrors, ApiIdParam, ApiPageOf, ApiPageQuery, ApiSortQuery } from '../common/openapi/decorators';
 import { DeliveriesService, SUBSCRIPTION_NOT_FOUND } from './deliveries.service';
 import { DeliveryIdPipe } from './delivery-id.pipe';
 import { DeliveryResponse, toDeliveryResponse } from './dto/delivery.response';

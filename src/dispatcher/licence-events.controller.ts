@@ -2,11 +2,15 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../auth/decorators/roles.decorator';
 import { WebhookEvent } from '../common/reference/enums';
-import { FAILED_EVENT_EXAMPLE, SUCCESS_EVENT_EXAMPLE } from '../docs/events';
-import { ApiErrors } from '../docs/schemas';
+import { ApiErrors } from '../common/openapi/decorators';
 import { PublishedEventResponse, PublishLicenceEventDto } from './dto/publish-licence-event.dto';
 import { LicenceCreatedFailedEvent } from './events/licence-created-failed.event';
 import { LicenceCreatedSuccessEvent } from './events/licence-created-success.event';
+import {
+  ApiLicenceEventCallbackContent,
+  FAILED_EVENT_EXAMPLE,
+  SUCCESS_EVENT_EXAMPLE,
+} from './events/licence-event.openapi';
 import { LicenceEventPublisher } from './licence-event.publisher';
 
 /**
@@ -15,6 +19,7 @@ import { LicenceEventPublisher } from './licence-event.publisher';
  * committed; the deliveries themselves happen afterwards.
  */
 @ApiTags('Licence events (administrators)')
+@ApiLicenceEventCallbackContent()
 @AdminOnly()
 @Controller('admin/licence-events')
 export class LicenceEventsController {

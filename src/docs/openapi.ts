@@ -3,15 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import { ModulesContainer, Reflector } from '@nestjs/core';
 import { DocumentBuilder, getSchemaPath, SwaggerModule } from '@nestjs/swagger';
 import type { OpenAPIObject, OperationObject, PathItemObject, ResponseObject } from '@nestjs/swagger';
-import { IS_PUBLIC } from '../auth/decorators/public.decorator';
 import { HAL_CONTENT_TYPE } from '../common/hal/hal';
-import {
-  FAILED_EVENT_EXAMPLE,
-  LICENCE_EVENT_CALLBACK,
-  LicenceEventPayloadSchema,
-  SUCCESS_EVENT_EXAMPLE,
-} from './events';
-import { ErrorBodySchema } from './schemas';
+import { IS_PUBLIC } from '../common/http/public-route';
+import { API_CALLBACK_CONTENT, CallbackContent } from '../common/openapi/callbacks';
+import { ErrorBodySchema } from '../common/openapi/schemas';
 import { serveSwaggerUi } from './swagger-ui';
 
 /** Swagger UI at /docs, the document at /openapi.json: plain Fastify routes, so public and never rate limited. */
@@ -61,20 +56,6 @@ const TAGS: Array<[name: string, description: string]> = [
   ['Health', 'Liveness and readiness probes'],
 ];
 
-const DELIVERY_RULES = `
-The service POSTs each licence event to the subscription's \`url\`:
-
-- \`Content-Type: application/json\`, \`User-Agent: partner-integration-service/<version>\`, plus the
-  subscription's custom header (\`headerName: headerValue\`) when it has one: check it.
-- Answer 2xx within 30 seconds: the delivery is SUCCESS. Anything else (non-2xx, a redirect, which is not
-  followed, a time-out, a refused connection or TLS failure) is FAILED, recorded in the delivery history
-  with \`httpStatusCode\` and \`errorMessage\`, and **never resent**. Answer first, process afterwards.
-- Deliveries are asynchronous, unordered and at least once: the same event may arrive twice, always with the
-  same \`timestamp\`. Drop duplicates by \`eventType\` + \`timestamp\` + \`licence.code\` and acknowledge them with 2xx.
-- Verify the payload structure, check \`tenant\` against the tenants you expect and \`timestamp\` against
-  replays (e.g. a 5-minute window). Requests come from the fixed addresses communicated during integration.
-`.trim();
-
 /** `Subscriptions_create` for SubscriptionsController.create: readable names for generated clients. */
 const operationId = (controllerKey: string, methodKey: string) =>
   `${controllerKey.replace(/Controller$/, '')}_${methodKey}`;
@@ -85,69 +66,45 @@ function operations(document: OpenAPIObject): OperationObject[] {
   );
 }
 
+type ControllerType = new (...args: never[]) => unknown;
+
+/** Every controller class of the app, as Nest scanned the modules. */
+function controllers(app: INestApplication): ControllerType[] {
+  return [...app.get(ModulesContainer).values()].flatMap((module) =>
+    [...module.controllers.values()]
+      .map((wrapper) => wrapper.metatype as ControllerType | null)
+      .filter((type): type is ControllerType => type !== null),
+  );
+}
+
 /**
  * The operation ids of the handlers the JWT guard lets through without a token: read from the same
  * @Public() metadata, the same way (handler, then class), so the document cannot drift from the guard.
  */
-function publicOperationIds(app: INestApplication): Set<string> {
+function publicOperationIds(types: ControllerType[]): Set<string> {
   const reflector = new Reflector();
   const ids = new Set<string>();
-  for (const module of app.get(ModulesContainer).values()) {
-    for (const wrapper of module.controllers.values()) {
-      const type = wrapper.metatype as (new (...args: never[]) => unknown) | null;
-      if (!type) continue;
-      for (const key of Object.getOwnPropertyNames(type.prototype)) {
-        const handler = Object.getOwnPropertyDescriptor(type.prototype, key)?.value;
-        if (key === 'constructor' || typeof handler !== 'function') continue;
-        if (reflector.getAllAndOverride<boolean>(IS_PUBLIC, [handler, type])) {
-          ids.add(operationId(type.name, key));
-        }
+  for (const type of types) {
+    for (const key of Object.getOwnPropertyNames(type.prototype)) {
+      const handler = Object.getOwnPropertyDescriptor(type.prototype, key)?.value;
+      if (key === 'constructor' || typeof handler !== 'function') continue;
+      if (reflector.getAllAndOverride<boolean>(IS_PUBLIC, [handler, type])) {
+        ids.add(operationId(type.name, key));
       }
     }
   }
   return ids;
 }
 
-/** The full `licenceEvent` callback: what receivers get and how to answer (spec, Events). */
-function licenceEventCallback(version: string): PathItemObject {
-  return {
-    post: {
-      summary: 'Licence event delivered to the subscriber',
-      description: DELIVERY_RULES,
-      security: [],
-      parameters: [
-        {
-          in: 'header',
-          name: 'User-Agent',
-          required: true,
-          description: 'Identifies the service',
-          schema: { type: 'string', example: `partner-integration-service/${version}` },
-        },
-      ],
-      requestBody: {
-        required: true,
-        description:
-          'Exactly eventType, timestamp, tenant, licence and error; the absent one of licence and error is null',
-        content: {
-          'application/json': {
-            schema: { $ref: getSchemaPath(LicenceEventPayloadSchema) },
-            examples: {
-              success: { summary: 'LICENCE_CREATED_SUCCESS', value: SUCCESS_EVENT_EXAMPLE },
-              failed: { summary: 'LICENCE_CREATED_FAILED', value: FAILED_EVENT_EXAMPLE },
-            },
-          },
-        },
-      },
-      responses: {
-        '2XX': { description: 'Received (answered within 30 s): the delivery is SUCCESS' },
-        default: {
-          description:
-            'Anything else, or no answer within 30 s: the delivery is FAILED, with this status code in the ' +
-            'history, and is not resent',
-        },
-      },
-    },
-  };
+/** The callbacks' contents (ApiCallbackContent), by name. */
+function callbackContents(types: ControllerType[]): Map<string, CallbackContent> {
+  const reflector = new Reflector();
+  const contents = new Map<string, CallbackContent>();
+  for (const type of types) {
+    const content = reflector.get<CallbackContent | undefined>(API_CALLBACK_CONTENT, type);
+    if (content) contents.set(content.name, content);
+  }
+  return contents;
 }
 
 /** Builds the OpenAPI 3.0 document from the controllers' and DTOs' decorators, then completes it. */
@@ -169,7 +126,7 @@ export function createOpenApiDocument(app: INestApplication, version: string): O
   for (const [name, description] of TAGS) builder.addTag(name, description);
   const document = SwaggerModule.createDocument(app, builder.build(), {
     operationIdFactory: operationId,
-    extraModels: [ErrorBodySchema, LicenceEventPayloadSchema],
+    extraModels: [ErrorBodySchema],
     autoTagControllers: false,
   });
 
@@ -193,7 +150,9 @@ export function createOpenApiDocument(app: INestApplication, version: string): O
     },
   };
 
-  const publicIds = publicOperationIds(app);
+  const types = controllers(app);
+  const publicIds = publicOperationIds(types);
+  const contents = callbackContents(types);
   for (const operation of operations(document)) {
     // Public operations (login, health): no token. Everything else inherits the global bearer requirement.
     if (operation.operationId && publicIds.has(operation.operationId)) operation.security = [];
@@ -220,10 +179,12 @@ export function createOpenApiDocument(app: INestApplication, version: string): O
       };
     }
 
+    // ApiCallback declared each callback's URL; ApiCallbackContent, in the feature that sends it, says what goes there.
     const callbacks = operation.callbacks as Record<string, Record<string, PathItemObject>> | undefined;
-    const callback = callbacks?.[LICENCE_EVENT_CALLBACK];
-    if (callback) {
-      for (const expression of Object.keys(callback)) callback[expression] = licenceEventCallback(version);
+    for (const [name, callback] of Object.entries(callbacks ?? {})) {
+      const content = contents.get(name);
+      if (!content) throw new Error(`OpenAPI: callback ${name} of ${operation.operationId} has no content`);
+      for (const expression of Object.keys(callback)) callback[expression] = content.pathItem(version);
     }
   }
   return document;

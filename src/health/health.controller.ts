@@ -3,8 +3,8 @@ import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/sw
 import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { NoRateLimit } from '../common/rate-limit/rate-limit.decorators';
 import { Public } from '../auth/decorators/public.decorator';
-import { HealthIndicatorSchema, HealthSchema } from '../docs/health';
-import { ApiErrors } from '../docs/schemas';
+import { ApiErrors } from '../common/openapi/decorators';
+import { HealthIndicatorSchema, HealthSchema } from './dto/health.response';
 import { MigrationsHealthIndicator } from './migrations.health';
 
 /** Terminus' defaults (no-cache headers) without its OpenAPI responses: each handler documents its own. */

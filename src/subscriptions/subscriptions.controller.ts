@@ -7,8 +7,8 @@ import { ValidationFailedException } from '../common/errors/validation-failed.ex
 import { Page, toPage } from '../common/paging/page';
 import { UserRole } from '../common/reference/enums';
 import { IdParamPipe } from '../common/validation/id-param.pipe';
-import { ApiLicenceEventCallback } from '../docs/events';
-import { ApiErrors, ApiIdParam, ApiPageOf, ApiPageQuery, ApiSortQuery } from '../docs/schemas';
+import { ApiCallback, LICENCE_EVENT_CALLBACK } from '../common/openapi/callbacks';
+import { ApiErrors, ApiIdParam, ApiPageOf, ApiPageQuery, ApiSortQuery } from '../common/openapi/decorators';
 import { CreateSubscriptionDto } from './dto/create-subscription.dto';
 import { ListActiveSubscriptionsQueryDto } from './dto/list-active-subscriptions.query';
 import { ListSubscriptionsQueryDto, SUBSCRIPTION_SORT_FIELDS } from './dto/list-subscriptions.query';
@@ -137,7 +137,7 @@ export class SubscriptionsController {
     415,
     429,
   )
-  @ApiLicenceEventCallback()
+  @ApiCallback(LICENCE_EVENT_CALLBACK, '{$request.body#/url}')
   @Post()
   @HttpCode(200)
   async create(

@@ -3,7 +3,7 @@ import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } fro
 import { AdminOnly } from '../auth/decorators/roles.decorator';
 import { toPage, Page } from '../common/paging/page';
 import { IdParamPipe } from '../common/validation/id-param.pipe';
-import { ApiErrors, ApiIdParam, ApiPageOf, ApiPageQuery, ApiSortQuery } from '../docs/schemas';
+import { ApiErrors, ApiIdParam, ApiPageOf, ApiPageQuery, ApiSortQuery } from '../common/openapi/decorators';
 import { CreateUserDto } from './dto/create-user.dto';
 import { ListUsersQueryDto, USER_SORT_FIELDS } from './dto/list-users.query';
 import { UpdateUserDto } from './dto/update-user.dto';

@@ -1,5 +1,2 @@
-import { SetMetadata } from '@nestjs/common';
-
-export const IS_PUBLIC = 'auth:public';
-/** Opts a route out of the global JWT guard: secure by default. */
-export const Public = () => SetMetadata(IS_PUBLIC, true);
+// Route metadata shared with the OpenAPI document assembly, which imports no feature.
+export { IS_PUBLIC, Public } from '../../common/http/public-route';

@@ -1,7 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { halLinks, HalLinks } from '../../common/hal/hal';
+import { halLinks, HalLinks, SelfLinks } from '../../common/hal/hal';
 import { renderRole } from '../../common/reference/enums';
-import { SelfLinksSchema } from '../../docs/schemas';
 import type { AuthenticatedUser } from '../authenticated-user';
 
 /** Login response (spec). */
@@ -55,7 +54,7 @@ export class MeResponse {
     example: '[[ROLE_PARTNER]]',
   })
   role: string;
-  @ApiProperty({ type: SelfLinksSchema, description: 'HAL links' })
+  @ApiProperty({ type: SelfLinks, description: 'HAL links' })
   _links: HalLinks;
 }
 

@@ -1,7 +1,8 @@
 import { NotFoundException, PipeTransform } from '@nestjs/common';
 import { ValidationFailedException } from '../errors/validation-failed.exception';
 
-const MAX_ID = 2_147_483_647;
+/** PostgreSQL's `integer`: the largest id a row can have. */
+export const MAX_ID = 2_147_483_647;
 
 /**
  * Every `:id`: the decimal digits of a positive integer, leading zeros allowed ("007" is 7); anything

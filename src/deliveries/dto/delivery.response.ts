@@ -1,20 +1,20 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { halLinks, HalLink, HalLinks } from '../../common/hal/hal';
 import { DeliveryStatus, WebhookEvent } from '../../common/reference/enums';
-import { HalLinkSchema, ApiDateTime } from '../../docs/schemas';
+import { ApiDateTime } from '../../common/openapi/schemas';
 import type { WebhookDelivery } from '../webhook-delivery.entity';
 
 /** HAL links of a delivery record (documentation only). */
 @ApiSchema({ name: 'DeliveryLinks' })
 export class DeliveryLinks {
   @ApiProperty({
-    type: HalLinkSchema,
+    type: HalLink,
     description: 'This record',
     example: { href: '/webhooks/subscriptions/1/deliveries/10' },
   })
   self: HalLink;
   @ApiProperty({
-    type: HalLinkSchema,
+    type: HalLink,
     description: 'Its subscription',
     example: { href: '/webhooks/subscriptions/1' },
   })

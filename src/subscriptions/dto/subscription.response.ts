@@ -1,7 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { halLinks, HalLinks, HalLink } from '../../common/hal/hal';
 import { MAX_OBSERVATIONS_LENGTH, MAX_STRING_LENGTH, WebhookEvent } from '../../common/reference/enums';
-import { HalLinkSchema, ApiDateTime } from '../../docs/schemas';
+import { ApiDateTime } from '../../common/openapi/schemas';
 import type { Subscription } from '../subscription.entity';
 
 /** What the service reads: never the encrypted header value. */
@@ -11,13 +11,13 @@ export type SubscriptionRecord = Omit<Subscription, 'headerValueEncrypted'>;
 @ApiSchema({ name: 'SubscriptionLinks' })
 export class SubscriptionLinks {
   @ApiProperty({
-    type: HalLinkSchema,
+    type: HalLink,
     description: 'The subscription',
     example: { href: '/webhooks/subscriptions/1' },
   })
   self: HalLink;
   @ApiProperty({
-    type: HalLinkSchema,
+    type: HalLink,
     description: 'Its delivery history',
     example: { href: '/webhooks/subscriptions/1/deliveries' },
   })

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { halLinks, HalLinks } from '../../common/hal/hal';
+import { halLinks, HalLinks, SelfLinks } from '../../common/hal/hal';
 import { UserRole } from '../../common/reference/enums';
-import { SelfLinksSchema, ApiDateTime } from '../../docs/schemas';
+import { ApiDateTime } from '../../common/openapi/schemas';
 import type { User } from '../user.entity';
 
 /** A user as the admin endpoints return it: never the password or its hash. */
@@ -32,7 +32,7 @@ export class UserResponse {
   createdAt: string;
   @ApiDateTime('When it was last changed (assigned)')
   updatedAt: string;
-  @ApiProperty({ type: SelfLinksSchema, description: 'HAL links' }) _links: HalLinks;
+  @ApiProperty({ type: SelfLinks, description: 'HAL links' }) _links: HalLinks;
 }
 
 export function toUserResponse(user: User): UserResponse {
