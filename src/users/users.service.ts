@@ -3,8 +3,11 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import { QueryFailedError, Repository } from 'typeorm';
 import { ValidationFailedException } from '../common/errors/validation-failed.exception';
-import { pageOffset } from '../common/paging/page';
-import { parseSort } from '../common/paging/sort';
+import { Conditions } from '../common/paging/conditions';
+import { NamedStatements } from '../common/paging/named-statements';
+import { readPage } from '../common/paging/read-page';
+import { parseSort, totalOrder } from '../common/paging/sort';
+import { preparedQuery } from '../database/prepared-query';
 import { User } from './user.entity';
 import { CreateUserDto } from './dto/create-user.dto';
 import { FIXED_USER_FIELDS, UpdateUserDto } from './dto/update-user.dto';
@@ -17,11 +20,20 @@ export const userNotFound = (id: number | string) => `User ${id} not found`;
 /** Emitted after a user changes, so per-instance caches of the user check drop it at once. */
 export const USER_CHANGED = 'user.changed';
 
+/** Every column but password_hash, named as the entity names them. */
+const LIST_COLUMNS = `id, email, role, is_administrator AS "isAdministrator", hub, tenant,
+  partner_id AS "partnerId", partner_name AS "partnerName", user_name AS "userName", enabled,
+  created_at AS "createdAt", updated_at AS "updatedAt"`;
+
 const isUniqueViolation = (error: unknown) =>
   error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '23505';
 
 @Injectable()
 export class UsersService {
+  private readonly statements = new NamedStatements('users', (name, text, values) =>
+    preparedQuery(this.users.manager.connection, name, text, values),
+  );
+
   constructor(
     @InjectRepository(User) private readonly users: Repository<User>,
     private readonly events: EventEmitter2,
@@ -71,15 +83,13 @@ export class UsersService {
     return this.users.createQueryBuilder('u').where('lower(u.email) = lower(:email)', { email }).getExists();
   }
 
+  /** A page of users, every tenant or one; `sort` over USER_SORT_FIELDS (default id asc), ties by id. */
   async list(query: ListUsersQueryDto): Promise<[User[], number]> {
-    const orders = parseSort(query.sort, USER_SORT_FIELDS, [{ column: 'id', direction: 'ASC' }]);
-    const qb = this.users.createQueryBuilder('u');
-    if (query.tenant !== undefined) qb.where('u.tenant = :tenant', { tenant: query.tenant });
-    for (const o of orders) qb.addOrderBy(`u.${o.column}`, o.direction);
-    if (!orders.some((o) => o.column === 'id')) qb.addOrderBy('u.id', 'ASC');
-    const offset = pageOffset(query.page, query.size);
-    if (offset === undefined) return [[], await qb.getCount()];
-    return qb.skip(offset).take(query.size).getManyAndCount();
+    const where = new Conditions();
+    if (query.tenant !== undefined) where.add((p) => `tenant = ${p}`, query.tenant);
+    const orderBy = totalOrder(parseSort(query.sort, USER_SORT_FIELDS, []), ['id']);
+    const select = { columns: LIST_COLUMNS, from: 'users', where, orderBy };
+    return readPage<User>(this.statements, select, query.page, query.size);
   }
 
   async update(id: number, dto: UpdateUserDto): Promise<User> {

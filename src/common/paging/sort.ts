@@ -34,3 +34,20 @@ export function parseSort(
   }
   return orders;
 }
+
+/**
+ * The one tie-break rule of every list: `orders`, then the columns of `key` they do not name, in
+ * the direction the orders give key's first column (else `direction`). The last column of `key` is
+ * unique, so the order is total and pages never overlap or skip; once `orders` name it, they are
+ * total already and nothing is added.
+ */
+export function totalOrder(
+  orders: SortOrder[],
+  key: readonly string[],
+  direction: SortOrder['direction'] = 'ASC',
+): SortOrder[] {
+  if (orders.some((o) => o.column === key[key.length - 1])) return orders;
+  const dir = orders.find((o) => o.column === key[0])?.direction ?? direction;
+  const ties = key.filter((column) => !orders.some((o) => o.column === column));
+  return [...orders, ...ties.map((column) => ({ column, direction: dir }))];
+}

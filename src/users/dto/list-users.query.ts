@@ -4,6 +4,7 @@ import { SortedPageQueryDto } from '../../common/paging/page-query.dto';
 import { MAX_STRING_LENGTH } from '../../common/reference/enums';
 import { MaxChars, NoControlCharacters } from '../../common/validation/text-rules';
 
+/** API sort fields → columns; the only text that reaches ORDER BY (contract section 4). */
 export const USER_SORT_FIELDS = {
   id: 'id',
   email: 'email',
@@ -15,7 +16,7 @@ export class ListUsersQueryDto extends SortedPageQueryDto {
   @ApiPropertyOptional({
     type: String,
     minLength: 1,
-    maxLength: 255,
+    maxLength: MAX_STRING_LENGTH,
     description: 'Only the users of this tenant',
     example: 'acme',
   })

@@ -1,0 +1,41 @@
+import type { Conditions } from './conditions';
+import type { NamedStatements } from './named-statements';
+import { pageOffset } from './page';
+import type { SortOrder } from './sort';
+
+/** What one list reads: a select list over a table, its WHERE and its total order (totalOrder). */
+export interface PagedSelect {
+  columns: string;
+  from: string;
+  where: Conditions;
+  orderBy: SortOrder[];
+}
+
+/**
+ * One page and the total count of `select`, in one round trip: the count rides along with the page
+ * as a scalar subquery (computed once), so only a page with no rows (past the end, or nothing
+ * matches) needs the count on its own. Each row keeps its `total` field: responses are built field
+ * by field. A page past Number.MAX_SAFE_INTEGER rows is empty without a query (pageOffset).
+ */
+export async function readPage<T>(
+  statements: NamedStatements,
+  select: PagedSelect,
+  page: bigint,
+  size: number,
+): Promise<[T[], number]> {
+  const { columns, from, where } = select;
+  const n = where.params.length;
+  const offset = pageOffset(page, size);
+  const count = `SELECT count(*) AS total FROM ${from} ${where.where}`;
+  if (offset !== undefined) {
+    const orderBy = select.orderBy.map((o) => `${o.column} ${o.direction}`).join(', ');
+    const rows = await statements.query<T & { total: string }>(
+      `SELECT ${columns}, (${count}) AS total FROM ${from} ${where.where}
+        ORDER BY ${orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`,
+      [...where.params, size, offset],
+    );
+    if (rows.length > 0) return [rows, Number(rows[0].total)];
+  }
+  const [{ total }] = await statements.query<{ total: string }>(count, where.params);
+  return [[], Number(total)];
+}
