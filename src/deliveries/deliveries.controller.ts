@@ -7,7 +7,8 @@ import { Page, toPage } from '../common/paging/page';
 import { UserRole } from '../common/reference/enums';
 import { IdParamPipe } from '../common/validation/id-param.pipe';
 import { ApiErrors, ApiIdParam, ApiPageOf, ApiPageQuery, ApiSortQuery } from '../common/openapi/decorators';
-import { DeliveriesService, SUBSCRIPTION_NOT_FOUND } from './deliveries.service';
+import { subscriptionNotFound, SubscriptionsService } from '../subscriptions/subscriptions.service';
+import { DeliveriesService } from './deliveries.service';
 import { DeliveryIdPipe } from './delivery-id.pipe';
 import { DeliveryResponse, toDeliveryResponse } from './dto/delivery.response';
 import { DELIVERY_SORT_FIELDS, ListDeliveriesQueryDto } from './dto/list-deliveries.query';
@@ -18,7 +19,8 @@ const FORBIDDEN: [number, string] = [
   'Not ROLE_PARTNER nor an administrator, or the account is disabled',
 ];
 const ApiSubscriptionId = () => ApiIdParam('id', 'Subscription id', 1);
-const SubscriptionIdPipe = new IdParamPipe(() => SUBSCRIPTION_NOT_FOUND);
+// Routes under a subscription: its 404 without the id (subscriptionNotFound).
+const SubscriptionIdPipe = new IdParamPipe(() => subscriptionNotFound());
 
 /**
  * GET /webhooks/subscriptions/{id}/deliveries: one record per attempt, newest first unless `sort`
@@ -29,7 +31,10 @@ const SubscriptionIdPipe = new IdParamPipe(() => SUBSCRIPTION_NOT_FOUND);
 @Roles(UserRole.ROLE_PARTNER)
 @Controller('webhooks/subscriptions/:id/deliveries')
 export class DeliveriesController {
-  constructor(private readonly deliveries: DeliveriesService) {}
+  constructor(
+    private readonly subscriptions: SubscriptionsService,
+    private readonly deliveries: DeliveriesService,
+  ) {}
 
   @ApiOperation({
     summary: 'Delivery history of a subscription',
@@ -57,7 +62,7 @@ export class DeliveriesController {
     @Param('id', SubscriptionIdPipe) id: number,
     @Query() query: ListDeliveriesQueryDto,
   ): Promise<Page<DeliveryResponse>> {
-    const subscription = await this.deliveries.visibleSubscription(user, id);
+    const subscription = await this.subscriptions.findVisible(user, id, subscriptionNotFound());
     const [records, total] = await this.deliveries.list(id, query.sort, query.page, query.size);
     return toPage(
       records.map((r) => toDeliveryResponse(r, subscription.name)),
@@ -87,7 +92,7 @@ export class DeliveriesController {
     @Param('id', SubscriptionIdPipe) id: number,
     @Param('deliveryId', DeliveryIdPipe) deliveryId: string,
   ): Promise<DeliveryResponse> {
-    const subscription = await this.deliveries.visibleSubscription(user, id);
+    const subscription = await this.subscriptions.findVisible(user, id, subscriptionNotFound());
     return toDeliveryResponse(await this.deliveries.get(id, deliveryId), subscription.name);
   }
 }

@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { Subscription } from '../subscriptions/subscription.entity';
+import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
 import { DeliveriesController } from './deliveries.controller';
 import { DeliveriesService } from './deliveries.service';
 import { WebhookDelivery } from './webhook-delivery.entity';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([WebhookDelivery, Subscription])],
+  imports: [TypeOrmModule.forFeature([WebhookDelivery]), SubscriptionsModule],
   controllers: [DeliveriesController],
   providers: [DeliveriesService],
 })

@@ -116,7 +116,7 @@ export class SubscriptionsController {
     @CurrentUser() user: AuthenticatedUser,
     @Param('id', SubscriptionIdPipe) id: number,
   ): Promise<SubscriptionResponse> {
-    return toSubscriptionResponse(await this.subscriptions.get(user, id));
+    return toSubscriptionResponse(await this.subscriptions.findVisible(user, id));
   }
 
   /** 200, not 201 (spec, POST /webhooks/subscriptions). */

@@ -1,12 +1,13 @@
-import { createHash } from 'node:crypto';
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DataSource } from 'typeorm';
 import type { QueryResult } from 'typeorm/query-runner/QueryResult';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { ValidationFailedException } from '../common/errors/validation-failed.exception';
-import { pageOffset } from '../common/paging/page';
-import { parseSort } from '../common/paging/sort';
+import { Conditions } from '../common/paging/conditions';
+import { NamedStatements } from '../common/paging/named-statements';
+import { readPage } from '../common/paging/read-page';
+import { parseSort, SortOrder, totalOrder } from '../common/paging/sort';
 import { MAX_STRING_LENGTH } from '../common/reference/enums';
 import { SecretBox } from '../common/crypto/secret-box';
 import type { AppConfig } from '../config/configuration';
@@ -22,40 +23,23 @@ import { preparedQuery } from '../database/prepared-query';
 const COLUMNS = `id, tenant, active, name, url, description, events, header_name AS "headerName",
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 
-/** The 404 message for a subscription id that does not exist or is not visible (also IdParamPipe's). */
-export const subscriptionNotFound = (id: number | string) => `Subscription ${id} not found`;
+/**
+ * The one 404 of a subscription that does not exist or that the user may not see (contract section
+ * 3: another tenant's is not revealed). The subscription's own routes name the id they were given;
+ * the routes under it (its deliveries) do not. Also IdParamPipe's, for ids past `integer`.
+ */
+export const subscriptionNotFound = (id?: number | string) =>
+  id === undefined ? 'Subscription not found' : `Subscription ${id} not found`;
 
 /** `\`, `%` and `_` match themselves in `index` (contract section 4). */
 export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
- * ORDER BY for both lists: `sort` over SUBSCRIPTION_SORT_FIELDS (default id asc), ties broken by id so
- * pages never overlap. Columns come only from the parseSort whitelist, never from the request text.
+ * The order of both lists: `sort` over SUBSCRIPTION_SORT_FIELDS (default id asc), ties by id.
+ * Columns come only from the parseSort whitelist, never from the request text.
  */
-function orderByOf(sort: string[] | undefined): string {
-  const orders = parseSort(sort, SUBSCRIPTION_SORT_FIELDS, []);
-  if (!orders.some((o) => o.column === 'id')) orders.push({ column: 'id', direction: 'ASC' });
-  return orders.map((o) => `${o.column} ${o.direction}`).join(', ');
-}
-
-/** Distinct SQL texts run as named prepared statements (each connection keeps at most this many). */
-const MAX_PREPARED_STATEMENTS = 100;
-
-/** WHERE conditions and their $n parameters, built together so the numbers always match. */
-class Conditions {
-  readonly params: unknown[] = [];
-  private readonly parts: string[] = [];
-
-  add(sql: (placeholder: string) => string, value: unknown): this {
-    this.params.push(value);
-    this.parts.push(sql(`$${this.params.length}`));
-    return this;
-  }
-
-  get where(): string {
-    return this.parts.length > 0 ? `WHERE ${this.parts.join(' AND ')}` : '';
-  }
-}
+const orderOf = (sort: string[] | undefined): SortOrder[] =>
+  totalOrder(parseSort(sort, SUBSCRIPTION_SORT_FIELDS, []), ['id']);
 
 /**
  * Webhook subscriptions (contract sections 3-5). ROLE_PARTNER users see their own tenant only and
@@ -63,8 +47,11 @@ class Conditions {
  */
 @Injectable()
 export class SubscriptionsService {
-  /** SQL text → prepared statement name (see prepared()). */
-  private readonly statementNames = new Map<string, string>();
+  // Hot path (benchmarked): hand-written SQL as named prepared statements on TypeORM's own pg pool:
+  // no SQL building, hydration or re-planning per request.
+  private readonly statements = new NamedStatements('subscriptions', (name, text, values) =>
+    preparedQuery(this.dataSource, name, text, values),
+  );
 
   constructor(
     private readonly dataSource: DataSource,
@@ -81,7 +68,7 @@ export class SubscriptionsService {
       // lower(name) LIKE lower(pattern): the form the trigram index IDX_subscriptions_name_trgm serves.
       where.add((p) => `lower(name) LIKE lower(${p}) ESCAPE '\\'`, `%${escapeLike(query.index)}%`);
     }
-    return this.page(where, orderByOf(query.sort), query.page, query.size);
+    return this.page(where, query);
   }
 
   async listActive(
@@ -89,16 +76,24 @@ export class SubscriptionsService {
     query: ListActiveSubscriptionsQueryDto,
   ): Promise<[SubscriptionRecord[], number]> {
     const where = this.visibleTo(user, query.tenant).add((p) => `active = ${p}`, query.active ?? true);
-    return this.page(where, orderByOf(query.sort), query.page, query.size);
+    return this.page(where, query);
   }
 
-  async get(user: AuthenticatedUser, id: number): Promise<SubscriptionRecord> {
+  /**
+   * The subscription if `user` may see it (visibleTo), else the 404 (subscriptionNotFound; routes
+   * under the subscription pass the text without the id). Other modules ask here, never the table.
+   */
+  async findVisible(
+    user: AuthenticatedUser,
+    id: number,
+    notFound = subscriptionNotFound(id),
+  ): Promise<SubscriptionRecord> {
     const where = this.visibleTo(user).add((p) => `id = ${p}`, id);
-    const rows: SubscriptionRecord[] = await this.dataSource.query(
+    const [row] = await this.statements.query<SubscriptionRecord>(
       `SELECT ${COLUMNS} FROM subscriptions ${where.where}`,
       where.params,
     );
-    return rows[0] ?? this.notFound(id);
+    return row ?? this.notFound(notFound);
   }
 
   async create(user: AuthenticatedUser, body: CreateSubscriptionDto): Promise<SubscriptionRecord> {
@@ -176,7 +171,7 @@ export class SubscriptionsService {
       ],
       tenant === null ? undefined : id,
     );
-    return row ?? this.notFound(id);
+    return row ?? this.notFound(subscriptionNotFound(id));
   }
 
   /** 200 with the subscription as it was; its deliveries go with it (ON DELETE CASCADE). */
@@ -186,7 +181,7 @@ export class SubscriptionsService {
       `DELETE FROM subscriptions ${where.where} RETURNING ${COLUMNS}`,
       where.params,
     );
-    return row ?? this.notFound(id);
+    return row ?? this.notFound(subscriptionNotFound(id));
   }
 
   /** A non-administrator sees its own tenant; an administrator every tenant, or the one it asks for. */
@@ -196,44 +191,12 @@ export class SubscriptionsService {
     return tenant === undefined ? conditions : conditions.add((p) => `tenant = ${p}`, tenant);
   }
 
-  // Hot path (benchmarked): hand-written SQL as named prepared statements on TypeORM's own pg pool:
-  // no SQL building, hydration or re-planning per request. The count rides along with the page as
-  // a scalar subquery (computed once), so a page is one round trip to one backend; only a page
-  // with no rows (past the end, or nothing matches) needs the count on its own.
-  private async page(
+  private page(
     where: Conditions,
-    orderBy: string,
-    page: bigint,
-    size: number,
+    query: { sort?: string[]; page: bigint; size: number },
   ): Promise<[SubscriptionRecord[], number]> {
-    const n = where.params.length;
-    const offset = pageOffset(page, size);
-    const count = `SELECT count(*) AS total FROM subscriptions ${where.where}`;
-    if (offset !== undefined) {
-      const rows = await this.prepared<SubscriptionRecord & { total: string }>(
-        `SELECT ${COLUMNS}, (${count}) AS total FROM subscriptions ${where.where}
-          ORDER BY ${orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`,
-        [...where.params, size, offset],
-      );
-      // Each row keeps its `total` field: responses are built field by field (toSubscriptionResponse).
-      if (rows.length > 0) return [rows, Number(rows[0].total)];
-    }
-    const [{ total }] = await this.prepared<{ total: string }>(count, where.params);
-    return [[], Number(total)];
-  }
-
-  /**
-   * Runs `text` as a named prepared statement, parsed and planned once per connection. The texts
-   * come from a finite set (filters × whitelisted sort orders); past MAX_PREPARED_STATEMENTS of them
-   * (many-field sorts) a text runs unnamed, so no connection keeps an unbounded number.
-   */
-  private async prepared<T>(text: string, values: unknown[]): Promise<T[]> {
-    let name = this.statementNames.get(text);
-    if (name === undefined && this.statementNames.size < MAX_PREPARED_STATEMENTS) {
-      name = `subscriptions_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
-      this.statementNames.set(text, name);
-    }
-    return preparedQuery<T>(this.dataSource, name, text, values);
+    const select = { columns: COLUMNS, from: 'subscriptions', where, orderBy: orderOf(query.sort) };
+    return readPage<SubscriptionRecord>(this.statements, select, query.page, query.size);
   }
 
   /**
@@ -290,8 +253,8 @@ export class SubscriptionsService {
     }
   }
 
-  private notFound(id: number): never {
-    throw new NotFoundException(subscriptionNotFound(id));
+  private notFound(message: string): never {
+    throw new NotFoundException(message);
   }
 }
 

@@ -2,7 +2,7 @@ import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { halLinks, HalLink, HalLinks } from '../../common/hal/hal';
 import { DeliveryStatus, WebhookEvent } from '../../common/reference/enums';
 import { ApiDateTime } from '../../common/openapi/schemas';
-import type { WebhookDelivery } from '../webhook-delivery.entity';
+import type { DeliveryRecord } from '../deliveries.service';
 
 /** HAL links of a delivery record (documentation only). */
 @ApiSchema({ name: 'DeliveryLinks' })
@@ -73,7 +73,7 @@ export class DeliveryResponse {
   @ApiProperty({ type: DeliveryLinks, description: 'HAL links' }) _links: HalLinks;
 }
 
-export function toDeliveryResponse(delivery: WebhookDelivery, subscriptionName: string): DeliveryResponse {
+export function toDeliveryResponse(delivery: DeliveryRecord, subscriptionName: string): DeliveryResponse {
   const subscription = `/webhooks/subscriptions/${delivery.subscriptionId}`;
   return {
     id: Number(delivery.id), // bigint in the database, far below 2^53

@@ -1,17 +1,17 @@
 import { SortedPageQueryDto } from '../../common/paging/page-query.dto';
 
 /**
- * API sort fields → WebhookDelivery properties (TypeORM turns them into columns): the fields of the
- * spec's delivery record that order one subscription's history. subscriptionId and subscriptionName
- * are the same on every record of it, and errorMessage is free text.
+ * API sort fields → columns; the only text that reaches ORDER BY (contract section 4): the fields
+ * of the spec's delivery record that order one subscription's history. subscriptionId and
+ * subscriptionName are the same on every record of it, and errorMessage is free text.
  */
 export const DELIVERY_SORT_FIELDS = {
   id: 'id',
-  sentAt: 'sentAt',
-  createdAt: 'createdAt',
+  sentAt: 'sent_at',
+  createdAt: 'created_at',
   status: 'status',
-  httpStatusCode: 'httpStatusCode',
-  eventType: 'eventType',
+  httpStatusCode: 'http_status_code',
+  eventType: 'event_type',
 } as const;
 
 /** GET /webhooks/subscriptions/{id}/deliveries?page&size&sort (spec, Limits: sort on all lists). */
