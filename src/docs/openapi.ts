@@ -7,6 +7,9 @@ import { HAL_CONTENT_TYPE } from '../common/hal/hal';
 import { IS_PUBLIC } from '../common/http/public-route';
 import { API_CALLBACK_CONTENT, CallbackContent } from '../common/openapi/callbacks';
 import { ErrorBodySchema } from '../common/openapi/schemas';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../common/paging/page-query.dto';
+import { MAX_OBSERVATIONS_LENGTH, MAX_STRING_LENGTH } from '../common/reference/enums';
+import { TOKEN_TTL_MS } from '../config/configuration';
 import { serveSwaggerUi } from './swagger-ui';
 
 /** Swagger UI at /docs, the document at /openapi.json: plain Fastify routes, so public and never rate limited. */
@@ -18,25 +21,27 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'
 const REQUEST_ID_HEADER = 'X-Request-Id';
 const HAL_MEDIA_TYPE = HAL_CONTENT_TYPE.split(';')[0];
 
+const TOKEN_HOURS = TOKEN_TTL_MS / 3_600_000;
+
 const DESCRIPTION = `
 HTTP API for partner organisations that manage licences for their clients: authentication, webhook
 subscriptions, the history of webhook deliveries, and the licence events delivered to receivers.
 
 **Authentication.** Every operation except \`POST /auth/login\` and \`/health/*\` needs
-\`Authorization: Bearer <token>\`, the token coming from \`POST /auth/login\` (valid 14400000 ms, 4 hours).
+\`Authorization: Bearer <token>\`, the token coming from \`POST /auth/login\` (valid ${TOKEN_TTL_MS} ms, ${TOKEN_HOURS} hours).
 Invalid or expired token: 401. Authenticated but not allowed: 403.
 
 **Wire conventions.** Request bodies are \`application/json\` (at most 1 MB: 413). Every response with a body
 is \`application/hal+json;charset=UTF-8\`, errors included, and every response carries \`X-Request-Id\` (your
 own value when it is 1..128 characters of \`[A-Za-z0-9._-]\`, else a new UUID). Timestamps are UTC,
-\`YYYY-MM-DDTHH:mm:ss.sssZ\`. Strings are at most 255 characters, \`description\` at most 1000. Errors share one
+\`YYYY-MM-DDTHH:mm:ss.sssZ\`. Strings are at most ${MAX_STRING_LENGTH} characters, \`description\` at most ${MAX_OBSERVATIONS_LENGTH}. Errors share one
 body (\`ErrorBody\`); validation failures name each field in \`errors\`.
 
 **Rate limits** (defaults). \`POST /auth/login\`: 10 requests a minute per client IP. Everything else: 100 requests a
 minute per token. Over the limit: 429 with \`Retry-After\` (seconds). Health checks and this documentation
 are never limited.
 
-**Paging.** Lists answer a page envelope: \`page\` (zero-based, default 0), \`size\` (1..100, default 20) and,
+**Paging.** Lists answer a page envelope: \`page\` (zero-based, default 0), \`size\` (1..${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}) and,
 where available, a repeatable \`sort=field[,asc|desc]\`.
 
 **Webhooks.** When a licence is created (LICENCE_CREATED_SUCCESS) or its creation fails
@@ -118,7 +123,7 @@ export function createOpenApiDocument(app: INestApplication, version: string): O
         type: 'http',
         scheme: 'bearer',
         bearerFormat: 'JWT',
-        description: 'The `token` of POST /auth/login, valid 14400000 ms (4 hours)',
+        description: `The \`token\` of POST /auth/login, valid ${TOKEN_TTL_MS} ms (${TOKEN_HOURS} hours)`,
       },
       BEARER_SCHEME,
     )
