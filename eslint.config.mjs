@@ -13,4 +13,35 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
     },
   },
+  // Layering: no feature imports docs/ (the document assembly); common/ and docs/ import no feature.
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/app.factory.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^(\\.\\./)+docs/', message: 'Features depend on common/openapi, never on docs/.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/common/**/*.ts', 'src/docs/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(auth|users|subscriptions|deliveries|dispatcher|health|docs)/',
+              message: 'common/ and docs/ depend on no feature: move the shared piece to common/.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );
