@@ -56,7 +56,7 @@ export const SIZES = {
     backlogJobs: 2_000,
     backlogRatePerS: 50,
     backlogDurationS: 3,
-    sustainedS: 12,
+    sustainedS: 9,
     sustainedAheadDeliveries: 1_000,
     historyRecords: 20_000,
     historyTotal: 200_000,
