@@ -376,6 +376,7 @@ async function measureApi(label, base, spec, pid) {
     p50: r.latency.p50,
     p99: r.latency.p99,
     requests: r['2xx'],
+    cpuMsPerRequest: r.cpu.msPerUnit,
     non2xx: r.non2xx,
     errors: r.errors,
     timeouts: r.timeouts,
@@ -600,6 +601,9 @@ async function historyFigure(tokens) {
       `${size.historyRecords.toLocaleString('en-US')} records of the subscription among ${inserted.toLocaleString('en-US')}; ` +
         'baseline: api-read (a page of bench-main’s subscriptions) measured just before, on the same database',
     ];
+    const cpu = (m) =>
+      `service ${m.cpuMsPerRequest.service} ms + PostgreSQL ${m.cpuMsPerRequest.postgres} ms`;
+    notes.push(`CPU per request: history ${cpu(service)}; api-read ${cpu(page)}`);
     if (apiRead)
       notes.push(
         `against the api-read row of this run (${apiRead.value} req/s): ${round(service.value / apiRead.value, 2)}`,
