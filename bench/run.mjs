@@ -1412,7 +1412,7 @@ async function main() {
       ['history'],
       { history: historyTarget() },
       () => historyFigure(tokens),
-      size.historyTotal / 50_000 + 2 * (size.warmupS + size.durationS),
+      size.historyTotal / 25_000 + 2 * (size.warmupS + size.durationS),
     );
   memoryFigure();
   stopMemory();
