@@ -1,7 +1,8 @@
 /* global process, performance */
 // The webhook receiver of the dispatch figures, in its own process: node:https with keep-alive,
-// answering 200 at once and noting when each delivery arrived (epoch ms, sub-millisecond).
-// The bench talks to it over the IPC channel: reset, stats, receipts.
+// answering 200 at once and noting when each delivery arrived (epoch ms, sub-millisecond), plus one
+// more port that never answers (the hanging receiver of the backlog figure).
+// The bench talks to it over the IPC channel: reset, stats, receipts, hung, release.
 //
 // env: RECEIVER_KEY, RECEIVER_CERT (PEM file paths), RECEIVER_PORT_COUNT
 import { Buffer } from 'node:buffer';
@@ -44,6 +45,18 @@ function onRequest(req, res) {
   });
 }
 
+// The hanging receiver: reads each request and never answers it, until `release` drops the
+// connections (the service's own time-out would otherwise end them).
+const hung = new Set();
+let hungTotal = 0;
+const hangServer = createServer({ ...tls, keepAliveTimeout: 65_000, requestTimeout: 0 }, (req) => {
+  hungTotal++;
+  hung.add(req.socket);
+  req.socket.once('close', () => hung.delete(req.socket));
+  req.resume();
+});
+hangServer.headersTimeout = 66_000;
+
 // Several ports, one process: each port is a distinct receiver origin for the service (see
 // RECEIVER_PORTS in lib/config.mjs).
 const servers = Array.from({ length: Number(process.env.RECEIVER_PORT_COUNT ?? 1) }, () => {
@@ -64,10 +77,17 @@ serveIpc({
   },
   stats: () => ({ count, first, last, malformed, userAgents: [...userAgents] }),
   receipts: () => ({ count, first, last, malformed, receipts }),
+  hung: () => ({ open: hung.size, total: hungTotal }),
+  release: () => {
+    const released = hung.size;
+    for (const socket of hung) socket.destroy();
+    hung.clear();
+    return { released };
+  },
 });
 
-void Promise.all(
-  servers.map(
-    (server) => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server.address().port))),
-  ),
-).then((ports) => process.send?.({ type: 'ready', ports }));
+const listen = (server) =>
+  new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server.address().port)));
+void Promise.all([...servers.map(listen), listen(hangServer)]).then((ports) =>
+  process.send?.({ type: 'ready', ports: ports.slice(0, -1), hangPort: ports.at(-1) }),
+);

@@ -30,6 +30,7 @@ import {
 } from './lib/processes.mjs';
 import { formatProfile, summariseCpuProfile } from './lib/profile.mjs';
 import { formatCpuTable, formatTable, latencySummary, round } from './lib/report.mjs';
+import { insertBacklog, insertHistory } from './lib/seed.mjs';
 import { call, closeHttpClient, embeddedDatabaseUrl, startService } from './lib/service.mjs';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
@@ -38,7 +39,18 @@ const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const log = (message) => process.stderr.write(`[bench] ${message}\n`);
 
-const ALL_FIGURES = ['api-read', 'api-me', 'api-write', 'dispatch', 'dispatch-paced', 'fan-out', 'memory'];
+const ALL_FIGURES = [
+  'api-read',
+  'api-me',
+  'api-write',
+  'dispatch',
+  'dispatch-paced',
+  'fan-out',
+  'sustained',
+  'backlog',
+  'history',
+  'memory',
+];
 const EVENT_TYPE = 'LICENCE_CREATED_SUCCESS';
 
 const { values: args } = parseArgs({
@@ -117,9 +129,10 @@ function unavailable(figure, reason, target, error = false) {
 /**
  * Runs the code of some figures; if it throws, each of them not yet reported is reported as not
  * available with the error, and the run goes on (the table is still printed; --strict exits 1).
+ * `expectedS`: about how long they take, so --quick skips them if they would end past its budget.
  */
-async function guarded(names, targets, fn) {
-  if (size.budgetS && now() - ctx.started > size.budgetS * 1000) {
+async function guarded(names, targets, fn, expectedS = 0) {
+  if (size.budgetS && now() - ctx.started + expectedS * 1000 > size.budgetS * 1000) {
     for (const name of names)
       unavailable(name, `skipped: the ${size.budgetS} s budget of --${mode} is used up`, targets[name]);
     return;
@@ -261,28 +274,38 @@ function cpuMeter() {
 }
 
 /**
- * Runs `fn` and records the CPU each process group used meanwhile; `unitsOf(result)` (requests or
- * deliveries done) gives CPU milliseconds per unit, which hold up better than throughput when other
- * processes compete for the machine.
+ * Starts recording the CPU each process group uses; `stop(units)` (requests or deliveries done)
+ * adds the run to the CPU table with CPU milliseconds per unit, which hold up better than
+ * throughput when other processes compete for the machine, and returns it.
  */
-async function withCpu(name, fn, unitsOf) {
+function startCpuRun(name) {
   const app = ctx.baselinePid ? 'baseline' : 'service';
   const meter = cpuMeter().start();
+  return (units) => {
+    const { percent, seconds, wallS, mainThread } = meter.stop();
+    const msPerUnit = {};
+    if (units > 0)
+      for (const [group, s] of Object.entries(seconds)) msPerUnit[group] = round((s * 1000) / units, 3);
+    const run = {
+      name,
+      app,
+      cpu: percent,
+      wallS: round(wallS, 2),
+      units,
+      msPerUnit,
+      appMainThread: mainThread[app],
+    };
+    ctx.cpuRuns.push(run);
+    return run;
+  };
+}
+
+/** Runs `fn` as one CPU run; `unitsOf(result)` is its work done. The run is in `result.cpu`. */
+async function withCpu(name, fn, unitsOf) {
+  const stop = startCpuRun(name);
   const result = await fn();
-  const { percent, seconds, wallS, mainThread } = meter.stop();
-  const units = unitsOf?.(result);
-  const msPerUnit = {};
-  if (units > 0)
-    for (const [group, s] of Object.entries(seconds)) msPerUnit[group] = round((s * 1000) / units, 3);
-  ctx.cpuRuns.push({
-    name,
-    app,
-    cpu: percent,
-    wallS: round(wallS, 2),
-    units,
-    msPerUnit,
-    appMainThread: mainThread[app],
-  });
+  const run = stop(unitsOf?.(result));
+  if (result && typeof result === 'object') result.cpu = run;
   return result;
 }
 
@@ -353,6 +376,7 @@ async function measureApi(label, base, spec, pid) {
     p50: r.latency.p50,
     p99: r.latency.p99,
     requests: r['2xx'],
+    cpuMsPerRequest: r.cpu.msPerUnit,
     non2xx: r.non2xx,
     errors: r.errors,
     timeouts: r.timeouts,
@@ -384,9 +408,17 @@ async function startApiBaseline(modeName, env) {
 // ---------------------------------------------------------------------------------------------
 // Figures 1-3: the API
 
+/** api-read's request: a page of the subscriptions of bench-main (1,000 of them). */
+const apiReadSpec = (token) => ({
+  figure: 'api-read',
+  method: 'GET',
+  path: '/webhooks/subscriptions?size=20',
+  token,
+});
+
 async function apiFigures(tokens, jwtSecret) {
   const specs = [
-    { figure: 'api-read', method: 'GET', path: '/webhooks/subscriptions?size=20', token: tokens.reader },
+    apiReadSpec(tokens.reader),
     { figure: 'api-me', method: 'GET', path: '/auth/me', token: tokens.me },
     {
       figure: 'api-write',
@@ -517,6 +549,89 @@ async function apiFigures(tokens, jwtSecret) {
         ],
       });
     }
+  }
+}
+
+const historyTarget = () => `≥${TARGETS.historyRatio}× api-read`;
+
+/**
+ * A page of the delivery history of a subscription of bench-main holding 200,000 records among
+ * 2,000,000 (inserted with SQL), beside api-read's page measured just before it, in the same state.
+ * It runs last: the earlier figures' records are removed first (the database is the bench's own),
+ * so the table holds exactly these, and these are removed afterwards.
+ */
+async function historyFigure(tokens) {
+  ctx.phase = 'history (seeding)';
+  const { rows } = await ctx.pool.query(
+    `SELECT min(id) AS id FROM subscriptions WHERE tenant = 'bench-main'`,
+  );
+  const { id } = rows[0];
+  await ctx.pool.query(`TRUNCATE "${DELIVERIES_TABLE}"`);
+  const started = now();
+  const inserted = await insertHistory(ctx.pool, {
+    subscriptionId: id,
+    tenant: 'bench-main',
+    records: size.historyRecords,
+    total: size.historyTotal,
+    eventType: EVENT_TYPE,
+    licence,
+  });
+  // As autovacuum would have by then: the visibility map lets counts be index-only scans.
+  await ctx.pool.query(`VACUUM (ANALYZE) "${DELIVERIES_TABLE}"`);
+  log(
+    `history: inserted ${inserted.toLocaleString('en-US')} delivery records ` +
+      `(${size.historyRecords.toLocaleString('en-US')} of subscription ${id}) in ${Math.round(now() - started)} ms`,
+  );
+  try {
+    const spec = {
+      figure: 'history',
+      method: 'GET',
+      path: `/webhooks/subscriptions/${id}/deliveries?size=20`,
+      token: tokens.history,
+    };
+    const res = await call(ctx.service.base, spec.method, spec.path, { token: spec.token });
+    if (res.status !== 200)
+      return unavailable('history', `${spec.method} ${spec.path} answered ${res.status}`, historyTarget());
+    ctx.phase = 'history';
+    const page = await measureApi('history: api-read service', ctx.service.base, apiReadSpec(tokens.reader));
+    const service = await measureApi('history service', ctx.service.base, spec);
+    const ratio = page.value ? round(service.value / page.value, 2) : null;
+    const apiRead = ctx.figures.find((f) => f.figure === 'api-read' && f.value);
+    const notes = [
+      `${size.historyRecords.toLocaleString('en-US')} records of the subscription among ${inserted.toLocaleString('en-US')}; ` +
+        'baseline: api-read (a page of bench-main’s subscriptions) measured just before, on the same database',
+    ];
+    const cpu = (m) =>
+      `service ${m.cpuMsPerRequest.service} ms + PostgreSQL ${m.cpuMsPerRequest.postgres} ms`;
+    notes.push(`CPU per request: history ${cpu(service)}; api-read ${cpu(page)}`);
+    if (apiRead)
+      notes.push(
+        `against the api-read row of this run (${apiRead.value} req/s): ${round(service.value / apiRead.value, 2)}`,
+      );
+    if (service.non2xx || service.errors)
+      notes.push(`service: ${service.non2xx} non-2xx, ${service.errors} errors`);
+    ctx.figures.push({
+      figure: 'history',
+      request: `${spec.method} ${spec.path}`,
+      unit: 'req/s',
+      value: service.value,
+      p50: service.p50,
+      p99: service.p99,
+      baseline: page.value,
+      ratio,
+      baselines: { 'api-read': page },
+      service,
+      records: size.historyRecords,
+      totalRecords: inserted,
+      connections: size.connections,
+      durationS: size.durationS,
+      target: historyTarget(),
+      pass: ratio === null ? undefined : ratio >= TARGETS.historyRatio,
+      notes,
+    });
+  } finally {
+    ctx.phase = 'history (clean-up)';
+    await ctx.pool.query(`TRUNCATE "${DELIVERIES_TABLE}"`);
   }
 }
 
@@ -682,6 +797,9 @@ async function dispatchAvailable() {
   }
 }
 
+const median = (values) =>
+  values.length === 0 ? null : [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
 const codesFor = (prefix, n) => Array.from({ length: n }, (_, k) => `BENCH-${prefix}-${k + 1}`);
 
 function dispatchTargets() {
@@ -689,11 +807,13 @@ function dispatchTargets() {
     dispatch: `≥${TARGETS.dispatchRatio}× axios and ≥${TARGETS.dispatchPerS.toLocaleString('en-US')}/s`,
     'dispatch-paced': `p50 ≤${TARGETS.pacedP50Ms} ms at ${size.pacedRatePerS}/s`,
     'fan-out': `last ≤${TARGETS.fanOutLastMs.toLocaleString('en-US')} ms (of 5,000)`,
+    sustained: `last/first ${size.sustainedS === 180 ? 'minute' : 'third'} ≥${TARGETS.sustainedRatio}`,
+    backlog: `p50 ≤${TARGETS.backlogP50Ms} ms, p99 ≤${TARGETS.backlogP99Ms.toLocaleString('en-US')} ms`,
   };
 }
 
 async function dispatchFigures() {
-  const figures = ['dispatch', 'dispatch-paced', 'fan-out'].filter(want);
+  const figures = ['dispatch', 'dispatch-paced', 'fan-out', 'sustained', 'backlog'].filter(want);
   if (figures.length === 0) return;
   const targets = dispatchTargets();
   const reason = await dispatchAvailable();
@@ -755,8 +875,9 @@ async function dispatchFigures() {
         ctx.baselinePid = undefined;
         rounds.push({ service, baselines, ratio: service.value / baselines.axios.value });
       }
-      const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
-      const { service, baselines } = median;
+      const { service, baselines } = [...rounds].sort((a, b) => a.ratio - b.ratio)[
+        Math.floor(rounds.length / 2)
+      ];
       const value = service.value;
       const notes = [
         ...tableNote,
@@ -782,6 +903,18 @@ async function dispatchFigures() {
             );
       }
       const ratio = round(value / baselines.axios.value, 2);
+      // CPU per delivery, the median over the rounds: steadier than throughput on a shared machine.
+      const cpuMs = (pick) => median(rounds.map(pick).filter((v) => v !== undefined));
+      const cpuMsPerDelivery = {
+        service: cpuMs((r) => r.service.cpu.msPerUnit.service),
+        postgres: cpuMs((r) => r.service.cpu.msPerUnit.postgres),
+        axios: cpuMs((r) => r.baselines.axios.cpu.msPerUnit.baseline),
+        'axios postgres': cpuMs((r) => r.baselines.axios.cpu.msPerUnit.postgres),
+      };
+      notes.push(
+        `CPU per delivery (median of ${rounds.length}): service ${cpuMsPerDelivery.service} ms, ` +
+          `PostgreSQL ${cpuMsPerDelivery.postgres} ms; raw axios ${cpuMsPerDelivery.axios} ms`,
+      );
       ctx.figures.push({
         figure: 'dispatch',
         unit: 'deliveries/s',
@@ -800,6 +933,7 @@ async function dispatchFigures() {
         events: E,
         subscriptionsPerEvent: range.count,
         deliveries: service.expected,
+        cpuMsPerDelivery,
         concurrency: ctx.concurrency,
         receiverPorts: ctx.receiverPorts.length,
         publishMs: round(service.published - service.start),
@@ -938,6 +1072,218 @@ async function dispatchFigures() {
       });
     });
   await stopChild(ctx.dispatchBaseline);
+
+  // After the others: the backlog figure leaves a receiver origin that timed out behind it.
+  if (want('sustained'))
+    await guarded(['sustained'], targets, () => sustainedFigure(targets), size.sustainedS + 5);
+  if (want('backlog'))
+    await guarded(['backlog'], targets, () => backlogFigure(targets), 2 * size.backlogDurationS + 5);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Figures of cost over time: sustained dispatch, another tenant's stream beside a backlog
+
+const tableBytes = async (table) =>
+  Number((await ctx.pool.query('SELECT pg_total_relation_size($1)::bigint AS n', [table])).rows[0].n);
+const receivedCount = async () => (await ipcRequest(ctx.receiver, { cmd: 'stats' })).count;
+
+/**
+ * Full-speed dispatch for `sustainedS`: four publishers keep `sustainedAheadDeliveries` deliveries
+ * published ahead of the receipts, so the queue never runs dry and stays small, as at capacity.
+ * The figure is the throughput (receipts) of the last third over the first, each with its CPU per
+ * delivery: what grows meanwhile (records, events, dead job versions, autovacuum) shows as the gap.
+ */
+async function sustainedFigure(targets) {
+  ctx.phase = 'sustained';
+  const range = await seedReceiverTenant('bench-sustained', size.dispatchSubscriptions);
+  const windowS = size.sustainedS / 3;
+  const label = (which) => (windowS === 60 ? `${which} minute` : `${which} ${round(windowS, 1)} s`);
+  log(`sustained: ${size.sustainedS} s of full-speed dispatch to ${range.count} subscriptions`);
+  await runServiceDispatch(range, codesFor('SWARM', size.dispatchWarmEvents));
+  await resetReceiver();
+  const afterId = await maxDeliveryId();
+  const bytesBefore = { jobs: await tableBytes('webhook_jobs'), records: await tableBytes(DELIVERIES_TABLE) };
+  const start = now();
+  const end = start + size.sustainedS * 1000;
+  let published = 0; // deliveries, counted as each publish starts
+  let received = 0;
+  const timeline = []; // [seconds since start, receipts], about every second
+  const sampler = async () => {
+    while (now() < end) {
+      received = await receivedCount();
+      if (now() - start >= timeline.length * 1000)
+        timeline.push([round((now() - start) / 1000, 1), received]);
+      await sleep(50);
+    }
+  };
+  const publisher = async () => {
+    while (now() < end) {
+      if (published - received >= size.sustainedAheadDeliveries) await sleep(5);
+      else {
+        published += range.count;
+        await publish(range.tenant, `BENCH-S-${published / range.count}`);
+      }
+    }
+  };
+  const windows = {};
+  const measureWindow = async (which, fromS) => {
+    await sleep(start + fromS * 1000 - now());
+    const stop = startCpuRun(`sustained service (${label(which)})`);
+    const from = { at: now(), count: await receivedCount() };
+    await sleep(from.at + windowS * 1000 - now());
+    const to = { at: now(), count: await receivedCount() };
+    const cpu = stop(to.count - from.count);
+    windows[which] = {
+      value: round((to.count - from.count) / ((to.at - from.at) / 1000)),
+      unit: 'deliveries/s',
+      deliveries: to.count - from.count,
+      cpuMsPerDelivery: { service: cpu.msPerUnit.service, postgres: cpu.msPerUnit.postgres },
+    };
+  };
+  await Promise.all([
+    sampler(),
+    ...Array.from({ length: 4 }, publisher),
+    measureWindow('first', 0),
+    measureWindow('last', size.sustainedS - windowS),
+  ]);
+  const done = await waitForDeliveries(range, afterId, published, size.waitTimeoutS);
+  const bytesAfter = { jobs: await tableBytes('webhook_jobs'), records: await tableBytes(DELIVERIES_TABLE) };
+  await resetReceiver();
+  const { first, last } = windows;
+  const ratio = first.value ? round(last.value / first.value, 2) : null;
+  const mb = (bytes) => round(bytes / 2 ** 20, 1);
+  log(`sustained: first ${first.value}/s, last ${last.value}/s (${ratio})`);
+  const notes = [
+    `deliveries/s by receipts; ${label('first')} against the ${label('last')} of ${size.sustainedS} s, ` +
+      `${published.toLocaleString('en-US')} deliveries to ${range.count} subscriptions`,
+    `CPU per delivery, first → last: PostgreSQL ${first.cpuMsPerDelivery.postgres} → ${last.cpuMsPerDelivery.postgres} ms, ` +
+      `service ${first.cpuMsPerDelivery.service} → ${last.cpuMsPerDelivery.service} ms`,
+    `webhook_jobs ${mb(bytesBefore.jobs)} → ${mb(bytesAfter.jobs)} MB, ${DELIVERIES_TABLE} ` +
+      `${mb(bytesBefore.records)} → ${mb(bytesAfter.records)} MB (with indexes)`,
+  ];
+  if (done.timedOut) notes.push(`timed out: ${done.received} of ${published} received`);
+  if (done.failed) notes.push(`${done.failed} deliveries FAILED`);
+  ctx.figures.push({
+    figure: 'sustained',
+    unit: 'deliveries/s',
+    value: last.value,
+    baseline: first.value,
+    ratio,
+    baselines: { [label('first')]: first },
+    windows,
+    durationS: size.sustainedS,
+    deliveries: published,
+    subscriptions: range.count,
+    timeline,
+    tableBytes: { before: bytesBefore, after: bytesAfter },
+    target: targets.sustained,
+    pass: ratio !== null && !done.timedOut && ratio >= TARGETS.sustainedRatio,
+    notes,
+  });
+}
+
+/**
+ * Another tenant's paced stream (one subscription, `backlogRatePerS` events a second) with and
+ * without `backlogJobs` jobs pending for a receiver that never answers (the receiver's hanging
+ * port, its own origin; jobs inserted with SQL). The service holds the hanging requests until its
+ * WEBHOOK_TIMEOUT_MS; the bench then deletes the hanging subscription (its jobs go with it) and
+ * drops the hung connections.
+ */
+async function backlogFigure(targets) {
+  ctx.phase = 'backlog';
+  const eventsPerS = size.backlogRatePerS;
+  const paceMs = 1000 / eventsPerS;
+  const n = Math.round(size.backlogDurationS * eventsPerS);
+  const range = await seedReceiverTenant('bench-backlog', 1);
+  const hangTenant = 'bench-backlog-hang';
+  const { rows } = await ctx.pool.query(
+    `INSERT INTO subscriptions (tenant, active, name, url, events)
+     VALUES ($1, true, 'Bench hanging receiver', $2, ARRAY[$3]::varchar(64)[]) RETURNING id`,
+    [hangTenant, `https://127.0.0.1:${ctx.hangPort}/hooks/hang`, EVENT_TYPE],
+  );
+  const hangId = rows[0].id;
+  log(`backlog: ${n} events of bench-backlog, one every ${paceMs} ms, without and then with the backlog`);
+  await runServiceDispatch(range, codesFor('BWARM', eventsPerS), { paceMs });
+  const paced = (name, prefix) =>
+    withCpu(
+      name,
+      () => runServiceDispatch(range, codesFor(prefix, n), { paceMs }),
+      (r) => r.expected,
+    );
+  const baseline = await paced('backlog: paced, no backlog', 'B0');
+  try {
+    const started = now();
+    const jobs = await insertBacklog(ctx.pool, {
+      subscriptionId: hangId,
+      tenant: hangTenant,
+      jobs: size.backlogJobs,
+      eventType: EVENT_TYPE,
+      licence,
+    });
+    const pending = async () =>
+      (
+        await ctx.pool.query('SELECT count(*)::int AS n FROM webhook_jobs WHERE subscription_id = $1', [
+          hangId,
+        ])
+      ).rows[0].n;
+    // The worker meets the backlog first: the stream starts once the hanging receiver holds requests.
+    const deadline = now() + 5000;
+    while ((await ipcRequest(ctx.receiver, { cmd: 'hung' })).open === 0 && now() < deadline) await sleep(20);
+    const pendingBefore = await pending();
+    log(
+      `backlog: ${jobs.toLocaleString('en-US')} jobs inserted in ${Math.round(now() - started)} ms; ` +
+        `${pendingBefore.toLocaleString('en-US')} pending as the stream starts`,
+    );
+    const service = await paced(`backlog: paced, ${jobs.toLocaleString('en-US')} pending`, 'B1');
+    const pendingAfter = await pending();
+    const hung = await ipcRequest(ctx.receiver, { cmd: 'hung' });
+    const { p50, p99 } = service.latency;
+    log(
+      `backlog: p50 ${p50} ms, p99 ${p99} ms; without: p50 ${baseline.latency.p50} ms, p99 ${baseline.latency.p99} ms`,
+    );
+    const notes = [
+      `${eventsPerS} events/s of bench-backlog for ${size.backlogDurationS} s while ${pendingBefore.toLocaleString('en-US')} ` +
+        `(at the end ${pendingAfter.toLocaleString('en-US')}) jobs of another tenant were pending for a receiver that ` +
+        `never answers (${hung.total} requests reached it, ${hung.open} still open); baseline: the same stream without them`,
+      'publish-to-receipt: from sending POST /admin/licence-events to the receiver reading the body',
+    ];
+    if (service.done.timedOut)
+      notes.push(
+        `timed out after ${size.waitTimeoutS} s: ${service.done.received} of ${service.expected} received`,
+      );
+    ctx.figures.push({
+      figure: 'backlog',
+      unit: 'ms',
+      value: p50,
+      p50,
+      p99,
+      baseline: baseline.latency.p50,
+      ratio: p50 && baseline.latency.p50 ? round(p50 / baseline.latency.p50, 2) : null,
+      baselines: {
+        'no backlog': {
+          value: baseline.latency.p50,
+          unit: 'ms',
+          p50: baseline.latency.p50,
+          p99: baseline.latency.p99,
+        },
+      },
+      backlogJobs: jobs,
+      pendingBefore,
+      pendingAfter,
+      hangingRequests: hung,
+      ratePerS: eventsPerS,
+      events: n,
+      latency: service.latency,
+      publishAck: service.publishAck,
+      target: targets.backlog,
+      pass:
+        !service.done.timedOut && p50 !== null && p50 <= TARGETS.backlogP50Ms && p99 <= TARGETS.backlogP99Ms,
+      notes,
+    });
+  } finally {
+    await ctx.pool.query('DELETE FROM subscriptions WHERE id = $1', [hangId]);
+    await ipcRequest(ctx.receiver, { cmd: 'release' });
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1034,7 +1380,7 @@ async function main() {
   onCleanup(() => closeHttpClient());
   const { rows } = await ctx.pool.query('SELECT pg_backend_pid() AS pid');
   ctx.postmasterPid = postmasterOf(rows[0].pid);
-  ctx.receiverPorts = (await receiverReady).ports;
+  ({ ports: ctx.receiverPorts, hangPort: ctx.hangPort } = await receiverReady);
   log(`service ready in ${Math.round(now() - started)} ms (pid ${ctx.service.pid})`);
 
   ctx.phase = 'set-up (logins: argon2)';
@@ -1044,6 +1390,9 @@ async function main() {
     reader: await createPartner(ctx.adminToken, 'bench-reader@example.com', partnerPassword, 'bench-main'),
     me: await createPartner(ctx.adminToken, 'bench-me@example.com', partnerPassword, 'bench-main'),
     writer: await createPartner(ctx.adminToken, 'bench-writer@example.com', partnerPassword, 'bench-writer'),
+    history: want('history')
+      ? await createPartner(ctx.adminToken, 'bench-history@example.com', partnerPassword, 'bench-main')
+      : undefined,
   };
   await seedSubscriptions();
   ctx.memory.afterSeedMb = round(memoryOf(ctx.service.pid)?.rssMb, 1);
@@ -1053,9 +1402,18 @@ async function main() {
     { 'api-read': apiTarget, 'api-me': apiTarget },
     () => apiFigures(tokens, jwtSecret),
   );
-  await guarded(['dispatch', 'dispatch-paced', 'fan-out'].filter(want), dispatchTargets(), () =>
-    dispatchFigures(),
+  await guarded(
+    ['dispatch', 'dispatch-paced', 'fan-out', 'sustained', 'backlog'].filter(want),
+    dispatchTargets(),
+    () => dispatchFigures(),
   );
+  if (want('history'))
+    await guarded(
+      ['history'],
+      { history: historyTarget() },
+      () => historyFigure(tokens),
+      size.historyTotal / 25_000 + 2 * (size.warmupS + size.durationS),
+    );
   memoryFigure();
   stopMemory();
   if (args.hold) {

@@ -17,13 +17,25 @@ export const SIZES = {
     dispatchEvents: 100,
     dispatchSubscriptions: 200,
     /** Service and baseline bursts alternate this many times; the figure is the median round. */
-    dispatchRounds: 3,
+    dispatchRounds: 5,
     /** Events of the warm-up burst each side gets first (JIT, heap growth, connections). */
     dispatchWarmEvents: 20,
     pacedRatePerS: 200,
     pacedSubscriptions: 10,
     pacedDurationS: 10,
     fanOut: 5_000,
+    /** Jobs pending for the hanging receiver while another tenant's stream is measured. */
+    backlogJobs: 50_000,
+    backlogRatePerS: 50,
+    /** Each of the two paced runs (without, then with the backlog). */
+    backlogDurationS: 20,
+    /** Full-speed dispatch; the first and the last third are compared. */
+    sustainedS: 180,
+    /** Deliveries published ahead of the receipts: the queue never runs dry and stays this small. */
+    sustainedAheadDeliveries: 4_000,
+    /** Delivery records of the history figure's subscription, and in the whole table. */
+    historyRecords: 200_000,
+    historyTotal: 2_000_000,
     waitTimeoutS: 180,
   },
   quick: {
@@ -41,13 +53,20 @@ export const SIZES = {
     pacedSubscriptions: 10,
     pacedDurationS: 1.5,
     fanOut: 1_000,
+    backlogJobs: 2_000,
+    backlogRatePerS: 50,
+    backlogDurationS: 3,
+    sustainedS: 9,
+    sustainedAheadDeliveries: 1_000,
+    historyRecords: 20_000,
+    historyTotal: 200_000,
     waitTimeoutS: 15,
     /** CI runs --quick as a smoke test within 60 s: figures not started by then are skipped. */
     budgetS: 48,
   },
 };
 
-/** Targets of issue 6. */
+/** Targets of issue 6 (and of issue 16: backlog, sustained, history). */
 export const TARGETS = {
   apiRatio: 0.7,
   apiP99Ms: 25,
@@ -56,6 +75,10 @@ export const TARGETS = {
   pacedP50Ms: 20,
   fanOutLastMs: 3_000,
   memoryMb: 200,
+  backlogP50Ms: 50,
+  backlogP99Ms: 1_000,
+  sustainedRatio: 0.9,
+  historyRatio: 0.8,
 };
 
 const VERSION = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
