@@ -1,5 +1,5 @@
 import { Controller, Get, Header, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Registry } from 'prom-client';
 import { Public } from '../auth/decorators/public.decorator';
 import { NoRateLimit } from '../common/rate-limit/rate-limit.decorators';
@@ -24,7 +24,6 @@ export class MetricsController {
       'when the service has one; anything else is 401. Never rate limited.',
   })
   @ApiBearerAuth(BEARER_SCHEME)
-  @ApiProduces(Registry.PROMETHEUS_CONTENT_TYPE)
   @ApiOkResponse({
     description: 'Every metric of this instance',
     content: { 'text/plain': { schema: { type: 'string', example: 'webhook_jobs_pending 0\n' } } },
