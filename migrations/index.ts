@@ -3,6 +3,8 @@ import { CreateSubscriptions1763700100000 } from './1763700100000-CreateSubscrip
 import { CreateDispatcher1763700200000 } from './1763700200000-CreateDispatcher';
 import { NotifySubscriptionsGone1763700300000 } from './1763700300000-NotifySubscriptionsGone';
 import { WebhookJobsRoomForLeases1763700400000 } from './1763700400000-WebhookJobsRoomForLeases';
+import { WebhookJobsQueueVacuum1764300000000 } from './1764300000000-WebhookJobsQueueVacuum';
+import { RetentionIndexes1764300100000 } from './1764300100000-RetentionIndexes';
 
 /** Every migration, in order. `npm run migration:generate` writes a file here: add its class below. */
 export const migrations = [
@@ -11,4 +13,6 @@ export const migrations = [
   CreateDispatcher1763700200000,
   NotifySubscriptionsGone1763700300000,
   WebhookJobsRoomForLeases1763700400000,
+  WebhookJobsQueueVacuum1764300000000,
+  RetentionIndexes1764300100000,
 ];

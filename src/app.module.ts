@@ -16,6 +16,8 @@ import { UsersModule } from './users/users.module';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module';
 import { DispatcherModule } from './dispatcher/dispatcher.module';
 import { DeliveriesModule } from './deliveries/deliveries.module';
+import { MetricsModule } from './metrics/metrics.module';
+import { RetentionModule } from './retention/retention.module';
 
 @Module({})
 export class AppModule {
@@ -34,6 +36,8 @@ export class AppModule {
         SubscriptionsModule,
         DispatcherModule,
         DeliveriesModule,
+        MetricsModule,
+        RetentionModule,
       ],
       providers: [
         { provide: APP_PIPE, useFactory: createValidationPipe },

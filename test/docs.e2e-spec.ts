@@ -24,6 +24,7 @@ const SPEC_ENDPOINTS = [
   'post /admin/licence-events',
   'get /health/live',
   'get /health/ready',
+  'get /metrics',
 ];
 
 /** A client address of our own (TRUST_PROXY): rate-limit counters may be shared through Redis. */

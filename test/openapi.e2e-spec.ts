@@ -241,6 +241,7 @@ describe('OpenAPI document (GET /openapi.json)', () => {
         'POST /admin/licence-events',
         'GET /health/live',
         'GET /health/ready',
+        'GET /metrics',
       ].sort(),
     );
   });
@@ -273,7 +274,7 @@ describe('OpenAPI document (GET /openapi.json)', () => {
       expect(String(res.status) in op.responses).toBe(true);
       checked.push(path);
     }
-    expect(checked).toHaveLength(17);
+    expect(checked).toHaveLength(18);
   });
 
   it("documents the success code and the spec's error codes of every endpoint", () => {
@@ -297,12 +298,13 @@ describe('OpenAPI document (GET /openapi.json)', () => {
       'post /admin/licence-events': [202, 400, 401, 403],
       'get /health/live': [200],
       'get /health/ready': [200, 503],
+      'get /metrics': [200, 401],
     };
     for (const { method, path, op } of operationsOf(document)) {
       const key = `${method} ${path}`;
       const codes = Object.keys(op.responses).map(Number);
       const wanted = [...expected[key]];
-      if (!path.startsWith('/health')) wanted.push(429);
+      if (!path.startsWith('/health') && path !== '/metrics') wanted.push(429);
       if (op.requestBody) wanted.push(413, 415);
       expect([key, codes]).toEqual([key, expect.arrayContaining(wanted)]);
       // One success code, the documented one.
@@ -329,7 +331,8 @@ describe('OpenAPI document (GET /openapi.json)', () => {
       expect(ids.has(op.operationId)).toBe(false);
       ids.add(op.operationId);
       const success = Object.keys(op.responses).find((c) => c.startsWith('2'))!;
-      expect(op.responses[success].content[HAL.split(';')[0]].schema).toBeDefined();
+      const media = path === '/metrics' ? 'text/plain' : HAL.split(';')[0];
+      expect(op.responses[success].content[media].schema).toBeDefined();
     }
   });
 

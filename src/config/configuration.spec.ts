@@ -83,6 +83,8 @@ describe('loadConfig (contract section 1)', () => {
       WEBHOOK_CONCURRENCY: '8',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_PROXY_URL: 'http://proxy:3128',
+      RETENTION_DAYS: '7',
+      METRICS_TOKEN: 'scrape-token-0123456789',
     });
     expect(config.app).toMatchObject({
       env: 'production',
@@ -107,6 +109,14 @@ describe('loadConfig (contract section 1)', () => {
       allowPrivateNetworks: true,
       proxyUrl: 'http://proxy:3128',
     });
+    expect(config.retention).toEqual({ days: 7 });
+    expect(config.metrics).toEqual({ token: 'scrape-token-0123456789' });
+  });
+
+  it('keeps records 30 days and has no scraper token by default', () => {
+    const { config } = loadConfig(given());
+    expect(config.retention).toEqual({ days: 30 });
+    expect(config.metrics).toEqual({ token: undefined });
   });
 
   it('takes BOOTSTRAP_ADMIN_TENANT when given', () => {

@@ -30,6 +30,10 @@ export interface AppConfig {
     allowPrivateNetworks: boolean;
     proxyUrl: string | undefined;
   };
+  /** Events and delivery records older than this are deleted (contract section 8, Retention). */
+  retention: { days: number };
+  /** The scraper's bearer token for GET /metrics, besides administrators' tokens. */
+  metrics: { token: string | undefined };
 }
 
 export interface LoadedConfig {
@@ -184,6 +188,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Loaded
         allowPrivateNetworks: vars.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? false,
         proxyUrl: vars.WEBHOOK_PROXY_URL,
       },
+      retention: { days: vars.RETENTION_DAYS ?? 30 },
+      metrics: { token: vars.METRICS_TOKEN },
     },
   };
 }

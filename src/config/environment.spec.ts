@@ -77,12 +77,17 @@ describe('validateEnvironment (contract section 1: bad configuration)', () => {
     ['USER_CACHE_TTL_MS', '60001', 'must not be greater than 60000'],
     ['SHUTDOWN_GRACE_MS', 'x', 'must be an integer'],
     ['SHUTDOWN_GRACE_MS', '600001', 'must not be greater than 600000'],
+    ['RETENTION_DAYS', '0', 'must not be less than 1'],
+    ['RETENTION_DAYS', '30d', 'must be an integer'],
+    ['RETENTION_DAYS', '3651', 'must not be greater than 3650'],
+    ['METRICS_TOKEN', 'short-token', 'must be at least 16 characters'],
+    ['METRICS_TOKEN', 'scraper token with spaces', 'must be made of the characters of a bearer token'],
   ])('%s=%j: "%s"', (name, value, expected) => {
     const message = problem({ [name]: value });
     expect(message).toContain(`Invalid environment variable ${name}: ${expected}`);
     // One line, naming the variable once, never echoing a secret's value.
     expect(message).not.toContain('\n');
-    if (name.includes('SECRET') || name.includes('PASSWORD') || name === 'SECRETS_KEY') {
+    if (name.includes('SECRET') || name.includes('PASSWORD') || name.includes('TOKEN')) {
       expect(message).not.toContain(value);
     }
   });
@@ -114,6 +119,9 @@ describe('validateEnvironment (contract section 1: bad configuration)', () => {
     ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'true', true],
     ['WEBHOOK_TIMEOUT_MS', '100', 100],
     ['USER_CACHE_TTL_MS', '0', 0],
+    ['RETENTION_DAYS', '1', 1],
+    ['RETENTION_DAYS', '3650', 3650],
+    ['METRICS_TOKEN', 'scrape-Token_0123456789~+/=', 'scrape-Token_0123456789~+/='],
     ['DATABASE_URL', 'postgresql://u:p@db:5432/app', 'postgresql://u:p@db:5432/app'],
     ['DATABASE_URL', 'postgres://u:p%40ss@[::1]:5432/app', 'postgres://u:p%40ss@[::1]:5432/app'],
     ['DATABASE_URL', 'postgres://db/app', 'postgres://db/app'],

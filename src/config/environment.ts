@@ -123,6 +123,15 @@ export class EnvironmentVariables {
 
   @IsOptional() @Transform(toInt) @IsInt(INT) @Min(0) @Max(60000) USER_CACHE_TTL_MS?: number;
   @IsOptional() @Transform(toInt) @IsInt(INT) @Min(0) @Max(600000) SHUTDOWN_GRACE_MS?: number;
+
+  @IsOptional() @Transform(toInt) @IsInt(INT) @Min(1) @Max(3650) RETENTION_DAYS?: number;
+  // A bearer token (RFC 6750 b64token characters), long enough not to be guessed.
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: 'must be at least 16 characters' })
+  @MaxLength(1024, { message: 'must be at most 1024 characters' })
+  @Matches(/^[A-Za-z0-9\-._~+/]+=*$/, { message: 'must be made of the characters of a bearer token' })
+  METRICS_TOKEN?: string;
 }
 
 function firstProblem(errors: ValidationError[]): ConfigError {
@@ -173,4 +182,6 @@ class EnvironmentVariablesKeys implements Record<keyof EnvironmentVariables, tru
   TRUST_PROXY = true as const;
   USER_CACHE_TTL_MS = true as const;
   SHUTDOWN_GRACE_MS = true as const;
+  RETENTION_DAYS = true as const;
+  METRICS_TOKEN = true as const;
 }

@@ -8,6 +8,7 @@ import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/Postgres
 import type { WebhookEvent } from '../common/reference/enums';
 import type { AppConfig } from '../config/configuration';
 import { preparedQuery } from '../database/prepared-query';
+import { MetricsService } from '../metrics/metrics.service';
 import { DeliveryOutcome, WebhookSender } from './webhook-sender.service';
 
 /** Channel of the NOTIFY sent by the webhook_jobs insert trigger (migration CreateDispatcher). */
@@ -42,6 +43,7 @@ interface ClaimedJob {
   headerValueEncrypted: string | null;
   /** host[:port] of the receiver: the unit of the per-receiver in-flight cap. */
   origin: string;
+  publishedAt: Date;
 }
 
 /** A claimed job waiting in the local queue for a slot, until `sendBy` (performance.now()). */
@@ -95,7 +97,7 @@ const CLAIM_SQL = `
   )
   SELECT c.id, c.event_id AS "eventId", c.subscription_id AS "subscriptionId",
     e.event_type AS "eventType", e.tenant, e.payload::text AS payload, s.url, s.header_name AS "headerName",
-    s.header_value_encrypted AS "headerValueEncrypted", ${ORIGIN_SQL} AS origin
+    s.header_value_encrypted AS "headerValueEncrypted", ${ORIGIN_SQL} AS origin, e.created_at AS "publishedAt"
   FROM claimed c
   JOIN webhook_events e ON e.id = c.event_id
   JOIN subscriptions s ON s.id = c.subscription_id
@@ -190,6 +192,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly dataSource: DataSource,
     private readonly sender: WebhookSender,
     config: ConfigService<AppConfig, true>,
+    private readonly metrics: MetricsService,
   ) {
     const webhook = config.getOrThrow('webhook', { infer: true });
     this.concurrency = webhook.concurrency;
@@ -367,6 +370,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       // Interrupted by shutdown before any answer: no record; released below for another attempt.
       if ('interrupted' in result) return;
       this.noteResponsiveness(job.origin, result);
+      this.metrics.deliveryAttempted({ outcome: result.status, trigger: 'EVENT', durationMs: Date.now() - result.sentAt.getTime(), publishedAt: job.publishedAt }); // prettier-ignore
       this.complete({ job, outcome: result });
     };
     const task = run()

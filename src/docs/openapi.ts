@@ -59,6 +59,7 @@ const TAGS: Array<[name: string, description: string]> = [
   ['Users (administrators)', 'User accounts'],
   ['Licence events (administrators)', 'Publish a licence event to the subscribers of a tenant'],
   ['Health', 'Liveness and readiness probes'],
+  ['Metrics', "Prometheus metrics, for an administrator's token or the scraper's METRICS_TOKEN"],
 ];
 
 /** `Subscriptions_create` for SubscriptionsController.create: readable names for generated clients. */
@@ -159,8 +160,12 @@ export function createOpenApiDocument(app: INestApplication, version: string): O
   const publicIds = publicOperationIds(types);
   const contents = callbackContents(types);
   for (const operation of operations(document)) {
-    // Public operations (login, health): no token. Everything else inherits the global bearer requirement.
-    if (operation.operationId && publicIds.has(operation.operationId)) operation.security = [];
+    // Public operations (login, health): no token. Everything else inherits the global bearer
+    // requirement, as does a public one that names it (its own guard checks the token: GET /metrics).
+    if (operation.operationId && publicIds.has(operation.operationId)) {
+      if (operation.security?.length) delete operation.security;
+      else operation.security = [];
+    }
 
     operation.parameters = [
       ...(operation.parameters ?? []),

@@ -1,0 +1,19 @@
+import type { DataSource } from 'typeorm';
+import { preparedQuery } from '../database/prepared-query';
+
+export interface PendingJobs {
+  count: number;
+  /** Seconds since the oldest pending job was published; 0 when none is pending. */
+  oldestAgeSeconds: number;
+}
+
+// The outbox holds only pending jobs, so counting it is cheap: read on each /metrics scrape.
+const PENDING_JOBS_SQL = `
+  SELECT count(*)::int AS count,
+    COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS "oldestAgeSeconds"
+  FROM webhook_jobs`;
+
+export async function readPendingJobs(dataSource: DataSource): Promise<PendingJobs> {
+  const [row] = await preparedQuery<PendingJobs>(dataSource, 'webhook_jobs_pending', PENDING_JOBS_SQL, []);
+  return row;
+}

@@ -1,0 +1,190 @@
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Pool } from 'pg';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { DeliveryStatus } from '../common/reference/enums';
+import { PendingJobs, readPendingJobs } from '../dispatcher/pending-jobs.statement';
+
+/** What started an attempt (contract section 9, Delivery records): only EVENT exists so far. */
+export type DeliveryTrigger = 'EVENT' | 'RESEND' | 'RECOVER' | 'TEST';
+const TRIGGERS: DeliveryTrigger[] = ['EVENT', 'RESEND', 'RECOVER', 'TEST'];
+
+export interface DeliveryAttempt {
+  outcome: DeliveryStatus;
+  trigger: DeliveryTrigger;
+  /** From the request's start to the end of the answer or the failure. */
+  durationMs: number;
+  /** When the event was published; the attempt started at `publishedAt` + the latency observed. */
+  publishedAt: Date;
+  /** When the attempt started (default: `durationMs` ago). */
+  sentAt?: Date;
+}
+
+/** The label of requests no route matched (404s): never the raw URL. */
+const UNMATCHED_ROUTE = 'unmatched';
+
+/**
+ * The service's Prometheus metrics (contract section 9, Metrics), in a registry of this
+ * application's own: tests run several applications in one process, and prom-client's global
+ * registry would mix them. No label carries a tenant, a URL or an e-mail: routes are patterns.
+ */
+@Injectable()
+export class MetricsService implements OnModuleInit {
+  private readonly logger = new Logger('Metrics');
+  readonly registry = new Registry();
+
+  private readonly deliveries = new Counter({
+    name: 'webhook_deliveries_total',
+    help: 'Delivery attempts that ended, by outcome and trigger',
+    labelNames: ['outcome', 'trigger'] as const,
+    registers: [this.registry],
+  });
+  private readonly deliveryDuration = new Histogram({
+    name: 'webhook_delivery_duration_seconds',
+    help: "Delivery attempts: from the request's start to the end of the answer or the failure",
+    labelNames: ['outcome'] as const,
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+  private readonly publishToAttempt = new Histogram({
+    name: 'webhook_publish_to_attempt_seconds',
+    help: "From an event's publication to the start of an attempt to deliver it",
+    labelNames: ['trigger'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600],
+    registers: [this.registry],
+  });
+  private readonly httpRequests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status code',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly rateLimited = new Counter({
+    name: 'http_rate_limit_refusals_total',
+    help: 'Requests refused by a rate limit (429), by route pattern',
+    labelNames: ['route'] as const,
+    registers: [this.registry],
+  });
+
+  /**
+   * Children by their label values joined with "|": a label look-up in prom-client hashes the
+   * labels on every call, these are one Map read per delivery or request.
+   */
+  private readonly deliveryChildren = new Map<
+    string,
+    { attempts: Counter.Internal; duration: Histogram.Internal<string>; latency: Histogram.Internal<string> }
+  >();
+  private readonly httpChildren = new Map<string, Counter.Internal>();
+
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly dataSource: DataSource,
+  ) {
+    collectDefaultMetrics({ register: this.registry });
+    // Every outcome and trigger from the start, at 0: a rate over a series that appears late misses its first count.
+    for (const outcome of Object.values(DeliveryStatus)) {
+      for (const trigger of TRIGGERS) {
+        const attempts = this.deliveries.labels(outcome, trigger);
+        attempts.inc(0);
+        const duration = this.deliveryDuration.labels(outcome);
+        const latency = this.publishToAttempt.labels(trigger);
+        this.deliveryChildren.set(`${outcome}|${trigger}`, { attempts, duration, latency });
+      }
+    }
+    this.addPendingJobsGauges();
+    this.addDatabasePoolGauges();
+  }
+
+  onModuleInit(): void {
+    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    fastify.addHook('onResponse', (request, reply, done) => {
+      this.httpRequestAnswered(request, reply);
+      done();
+    });
+  }
+
+  /** Called once for each attempt that ended with an outcome (not for one cut off by shutdown). */
+  deliveryAttempted(attempt: DeliveryAttempt): void {
+    const children = this.deliveryChildren.get(`${attempt.outcome}|${attempt.trigger}`);
+    if (!children) return;
+    const sentAt = attempt.sentAt?.getTime() ?? Date.now() - attempt.durationMs;
+    children.attempts.inc();
+    children.duration.observe(attempt.durationMs / 1000);
+    children.latency.observe(Math.max(0, sentAt - attempt.publishedAt.getTime()) / 1000);
+  }
+
+  /** The Prometheus text format of every metric; gauges read from the database are read now. */
+  scrape(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  private httpRequestAnswered(request: FastifyRequest, reply: FastifyReply): void {
+    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
+    const status = reply.statusCode;
+    const key = `${request.method}|${route}|${status}`;
+    let requests = this.httpChildren.get(key);
+    if (!requests) {
+      requests = this.httpRequests.labels(request.method, route, String(status));
+      this.httpChildren.set(key, requests);
+    }
+    requests.inc();
+    // The rate-limit guard's refusals: counted here, whichever guard or storage refused.
+    if (status === 429) this.rateLimited.labels(route).inc();
+  }
+
+  /** Pending jobs and the age of the oldest: one query per scrape, shared by both gauges. */
+  private addPendingJobsGauges(): void {
+    let reading: Promise<PendingJobs | undefined> | undefined;
+    const read = () =>
+      (reading ??= readPendingJobs(this.dataSource)
+        .catch((error: unknown) => {
+          // The scrape still answers; the gauges keep their last values.
+          this.logger.warn({ err: error }, 'reading pending webhook jobs for /metrics failed');
+          return undefined;
+        })
+        .finally(() => (reading = undefined)));
+    const gauges: Array<[name: string, help: string, pick: (jobs: PendingJobs) => number]> = [
+      ['webhook_jobs_pending', 'Deliveries waiting to be attempted (all instances)', (j) => j.count],
+      [
+        'webhook_jobs_oldest_pending_age_seconds',
+        'Age of the oldest pending delivery (0 when none is pending)',
+        (j) => j.oldestAgeSeconds,
+      ],
+    ];
+    for (const [name, help, pick] of gauges) {
+      new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        async collect() {
+          const jobs = await read();
+          if (jobs) this.set(pick(jobs));
+        },
+      });
+    }
+  }
+
+  /** node-postgres' pool behind TypeORM: its connections, idle ones, and queries waiting for one. */
+  private addDatabasePoolGauges(): void {
+    const pool = () => (this.dataSource.driver as PostgresDriver).master as Pool | undefined;
+    const gauges: Array<[name: string, help: string, read: (pool: Pool) => number]> = [
+      ['db_pool_connections', 'Connections open in the database pool', (p) => p.totalCount],
+      ['db_pool_idle_connections', 'Idle connections in the database pool', (p) => p.idleCount],
+      ['db_pool_waiting_clients', 'Queries waiting for a database pool connection', (p) => p.waitingCount],
+    ];
+    for (const [name, help, read] of gauges) {
+      new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          const current = pool();
+          if (current) this.set(read(current));
+        },
+      });
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from '../src/database/data-source.options';
+import { runMigrations } from '../src/database/migrate';
+import { adminQuery, ADMIN_URL_ENV, RUN_PREFIX_ENV, withDatabase } from './support/database';
+
+const QUEUE_VACUUM = [
+  'autovacuum_vacuum_scale_factor=0',
+  'autovacuum_vacuum_threshold=1000',
+  'autovacuum_vacuum_cost_delay=0',
+  'autovacuum_analyze_scale_factor=0',
+  'autovacuum_analyze_threshold=1000',
+];
+
+describe('migrations WebhookJobsQueueVacuum and RetentionIndexes', () => {
+  let name: string;
+  let ds: DataSource;
+
+  beforeAll(async () => {
+    // An empty database (not the migrated template), dropped afterwards; the run prefix lets global
+    // teardown drop it too if this test dies half-way.
+    name = `${process.env[RUN_PREFIX_ENV]}_migr_${randomBytes(4).toString('hex')}`;
+    await adminQuery(`CREATE DATABASE "${name}"`);
+    ds = new DataSource(dataSourceOptions(withDatabase(process.env[ADMIN_URL_ENV]!, name), 2));
+    await ds.initialize();
+  });
+  afterAll(async () => {
+    await ds?.destroy();
+    await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  });
+
+  const jobsOptions = async (): Promise<string[]> =>
+    (await ds.query(`SELECT reloptions FROM pg_class WHERE relname = 'webhook_jobs'`))[0].reloptions ?? [];
+  const eventIdIndexes = async (): Promise<string[]> =>
+    (
+      await ds.query(
+        `SELECT indexname, indexdef FROM pg_indexes WHERE indexname LIKE 'IDX_webhook_%_event_id' ORDER BY 1`,
+      )
+    ).map(
+      (r: { indexname: string; indexdef: string }) =>
+        `${r.indexname}: ${r.indexdef.replace(/^.* USING /, '')}`,
+    );
+
+  it('sets the queue autovacuum settings and the event_id indexes, reverts each cleanly and applies again', async () => {
+    const applied = await runMigrations(ds);
+    expect(applied.slice(-2)).toEqual([
+      'WebhookJobsQueueVacuum1764300000000',
+      'RetentionIndexes1764300100000',
+    ]);
+    // The fillfactor of an earlier migration stays.
+    await expect(jobsOptions()).resolves.toEqual(['fillfactor=50', ...QUEUE_VACUUM]);
+    await expect(eventIdIndexes()).resolves.toEqual([
+      'IDX_webhook_deliveries_event_id: btree (event_id)',
+      'IDX_webhook_jobs_event_id: btree (event_id)',
+    ]);
+
+    await ds.undoLastMigration({ transaction: 'each' });
+    await expect(eventIdIndexes()).resolves.toEqual([]);
+    await expect(jobsOptions()).resolves.toEqual(['fillfactor=50', ...QUEUE_VACUUM]);
+    await ds.undoLastMigration({ transaction: 'each' });
+    await expect(jobsOptions()).resolves.toEqual(['fillfactor=50']);
+
+    await expect(runMigrations(ds)).resolves.toEqual([
+      'WebhookJobsQueueVacuum1764300000000',
+      'RetentionIndexes1764300100000',
+    ]);
+    await expect(jobsOptions()).resolves.toEqual(['fillfactor=50', ...QUEUE_VACUUM]);
+    await expect(eventIdIndexes()).resolves.toHaveLength(2);
+  });
+});
