@@ -6,6 +6,7 @@ import type { OpenAPIObject, OperationObject, PathItemObject, ResponseObject } f
 import { HAL_CONTENT_TYPE } from '../common/hal/hal';
 import { IS_PUBLIC } from '../common/http/public-route';
 import { API_CALLBACK_CONTENT, CallbackContent } from '../common/openapi/callbacks';
+import { BEARER_SCHEME } from '../common/openapi/decorators';
 import { ErrorBodySchema } from '../common/openapi/schemas';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../common/paging/page-query.dto';
 import { MAX_OBSERVATIONS_LENGTH, MAX_STRING_LENGTH } from '../common/reference/enums';
@@ -15,7 +16,6 @@ import { serveSwaggerUi } from './swagger-ui';
 /** Swagger UI at /docs, the document at /openapi.json: plain Fastify routes, so public and never rate limited. */
 export const DOCS_PATH = 'docs';
 export const OPENAPI_JSON_PATH = 'openapi.json';
-export const BEARER_SCHEME = 'bearer';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 const REQUEST_ID_HEADER = 'X-Request-Id';

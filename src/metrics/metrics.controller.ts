@@ -3,8 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swa
 import { Registry } from 'prom-client';
 import { Public } from '../auth/decorators/public.decorator';
 import { NoRateLimit } from '../common/rate-limit/rate-limit.decorators';
-import { BEARER_SCHEME } from '../docs/openapi';
-import { ApiErrors } from '../docs/schemas';
+import { ApiErrors, BEARER_SCHEME } from '../common/openapi/decorators';
 import { MetricsAuthGuard } from './metrics-auth.guard';
 import { MetricsService } from './metrics.service';
 

@@ -5,6 +5,9 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../paging/page-query.dto';
 import { MAX_ID } from '../validation/id-param.pipe';
 import { ErrorBodySchema, PageSchema } from './schemas';
 
+/** The name of the document's bearer security scheme (JWT, or METRICS_TOKEN on /metrics). */
+export const BEARER_SCHEME = 'bearer';
+
 /** 200 with a page envelope whose `content` items are `model`. */
 export const ApiPageOf = (model: Type<unknown>, description = 'A page') =>
   applyDecorators(
