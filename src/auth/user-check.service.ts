@@ -36,7 +36,9 @@ export class UserCheckService {
   /** `tokenVersion`: the version the token was issued under (its `ver` claim; 0 before there was one). */
   async check(id: number, tokenVersion: number): Promise<AuthenticatedUser> {
     let user = this.cache?.get(id);
-    if (user === undefined) {
+    // A token newer than the cached user was issued after a change this instance has not seen yet.
+    const stale = user !== undefined && user !== NO_USER && tokenVersion > user.tokenVersion;
+    if (user === undefined || stale) {
       user = (await this.load(id)) ?? NO_USER;
       this.cache?.set(id, user);
     }
