@@ -9,6 +9,7 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { bearerToken } from '../../auth/bearer-token';
+import { IS_PUBLIC } from '../../auth/decorators/public.decorator';
 import { RouteMetadataCache } from '../http/route-metadata';
 import { clientKey } from './client-address';
 import { LoginAttemptsService } from './login-attempts.service';
@@ -43,8 +44,8 @@ type CountedRequest = FastifyRequest & { user?: unknown };
 
 /**
  * Two limits (spec, Limits): login by client IP (TRUST_PROXY decides whether X-Forwarded-For is
- * believed, through Fastify's trustProxy), everything else by verified token. Routes marked
- * @NoRateLimit() (health, docs) are never limited.
+ * believed, through Fastify's trustProxy), every route that needs a token by verified token. Other
+ * public routes and routes marked @NoRateLimit() (health, docs) are never limited.
  *
  * Global, after the JWT guard (contract section 8): that guard verifies the token once; a request
  * it refuses (no token, a bad or made-up one) is counted here against its client IP through
@@ -60,11 +61,14 @@ export class RateLimitGuard extends ThrottlerGuard {
   /** Computed on a route's first request, after onModuleInit has set `throttlers`. */
   private readonly routeLimits = new RouteMetadataCache<RouteLimit | undefined>((targets) => {
     if (this.reflector.getAllAndOverride<boolean | undefined>(NO_RATE_LIMIT, targets)) return undefined;
-    const isLogin = this.reflector.getAllAndOverride<boolean | undefined>(LOGIN_RATE_LIMIT, targets) === true;
-    return this.routeLimit(isLogin ? LOGIN_THROTTLER : API_THROTTLER, !isLogin);
+    if (this.reflector.getAllAndOverride<boolean | undefined>(LOGIN_RATE_LIMIT, targets))
+      return this.routeLimit(LOGIN_THROTTLER, false);
+    // Contract section 8: public routes other than the login are not limited.
+    if (this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, targets)) return undefined;
+    return this.routeLimit(API_THROTTLER, true);
   });
-  /** Hashes of verified tokens' signatures, by signature: one hash per token, not per request. */
   @Inject(LoginAttemptsService) private readonly loginAttempts: LoginAttemptsService;
+  /** Hashes of verified tokens' signatures, by signature: one hash per token, not per request. */
   private readonly trackers = new LRUCache<string, string>({ max: MAX_CACHED_TRACKERS });
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
