@@ -42,9 +42,10 @@ export class AppModule {
       providers: [
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
-        // Order matters: rate limit, then authentication, then roles.
-        { provide: APP_GUARD, useClass: RateLimitGuard },
+        // Order matters: authentication (which counts a refused request against its client IP), then
+        // the rate limit (a verified token by its signature), then roles (contract section 8).
         { provide: APP_GUARD, useClass: JwtAuthGuard },
+        { provide: APP_GUARD, useExisting: RateLimitGuard },
         { provide: APP_GUARD, useClass: RolesGuard },
       ],
     };

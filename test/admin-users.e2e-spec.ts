@@ -667,7 +667,11 @@ describe('/admin/users (contract section 2)', () => {
       const responseKey = key === 'administrator' ? 'isAdministrator' : key;
       expect(res.body[responseKey]).toEqual(Object.values(change)[0]);
       expect(res.text.toLowerCase()).not.toContain('password');
-      const after = await me(user).expect(200);
+      // A role or administrator change refuses the tokens issued before it (contract section 8).
+      const revokes = key === 'role' || key === 'administrator';
+      if (revokes) await me(user).expect(401);
+      const current = revokes ? (await login(user.email, user.password).expect(200)).body : user;
+      const after = await me(current).expect(200);
       expect(after.body).toMatchObject(shown);
       const again = await t
         .http()
@@ -690,15 +694,19 @@ describe('/admin/users (contract section 2)', () => {
       );
     });
 
-    it('grants and withdraws the administrator flag, which takes effect on the next request', async () => {
+    it('grants and withdraws the administrator flag, refusing the tokens issued before', async () => {
       const user = await t.createUser();
       await t.http().get('/admin/users').set('authorization', bearer(user)).expect(403);
       await patch(user.id, { administrator: true }).expect(200);
-      await t.http().get('/admin/users').set('authorization', bearer(user)).expect(200);
-      expect((await me(user).expect(200)).body.isAdministrator).toBe(true);
+      await t.http().get('/admin/users').set('authorization', bearer(user)).expect(401);
+      const granted = (await login(user.email, user.password).expect(200)).body;
+      await t.http().get('/admin/users').set('authorization', bearer(granted)).expect(200);
+      expect((await me(granted).expect(200)).body.isAdministrator).toBe(true);
       await patch(user.id, { administrator: false }).expect(200);
-      await t.http().get('/admin/users').set('authorization', bearer(user)).expect(403);
-      expect((await me(user).expect(200)).body.isAdministrator).toBe(false);
+      await t.http().get('/admin/users').set('authorization', bearer(granted)).expect(401);
+      const withdrawn = (await login(user.email, user.password).expect(200)).body;
+      await t.http().get('/admin/users').set('authorization', bearer(withdrawn)).expect(403);
+      expect((await me(withdrawn).expect(200)).body.isAdministrator).toBe(false);
     });
 
     it('changes the password: the old one no longer logs in, the new one does', async () => {
@@ -721,8 +729,9 @@ describe('/admin/users (contract section 2)', () => {
       await login(user.email, user.password).expect(401);
       const on = await patch(user.id, { enabled: true }).expect(200);
       expect(on.body.enabled).toBe(true);
-      await me(user).expect(200);
-      await login(user.email, user.password).expect(200);
+      // Tokens issued before the account was disabled stay refused (contract section 8).
+      await me(user).expect(401);
+      await me((await login(user.email, user.password).expect(200)).body).expect(200);
     });
 
     it('changes several fields at once', async () => {

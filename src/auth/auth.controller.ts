@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Ip, Post } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { LoginRateLimit } from '../common/rate-limit/rate-limit.decorators';
 import { ApiErrors } from '../common/openapi/decorators';
@@ -42,8 +42,8 @@ export class AuthController {
   @LoginRateLimit()
   @Post('login')
   @HttpCode(200)
-  login(@Body() body: LoginDto): Promise<LoginResponse> {
-    return this.auth.login(body.email, body.password);
+  login(@Body() body: LoginDto, @Ip() clientIp: string): Promise<LoginResponse> {
+    return this.auth.login(body.email, body.password, clientIp);
   }
 
   @ApiOperation({

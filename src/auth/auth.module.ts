@@ -1,9 +1,13 @@
 import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
+import { PassportModule } from '@nestjs/passport';
+import { RateLimitModule } from '../common/rate-limit/rate-limit.module';
+import { TOKEN_TTL_MS } from '../config/configuration';
 import { UsersModule } from '../users/users.module';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { JwtKeyProvider } from './jwt-key.provider';
+import { JwtStrategy } from './strategies/jwt.strategy';
 import { UserCheckService } from './user-check.service';
 
 @Module({
@@ -13,15 +17,16 @@ import { UserCheckService } from './user-check.service';
       inject: [JwtKeyProvider],
       useFactory: (key: JwtKeyProvider) => ({
         secret: key.key as unknown as string,
-        signOptions: { algorithm: 'HS256', expiresIn: 14_400 },
+        // In seconds, from the one constant the login response's expiresIn also comes from.
+        signOptions: { algorithm: 'HS256', expiresIn: TOKEN_TTL_MS / 1000 },
         verifyOptions: { algorithms: ['HS256'] },
       }),
     }),
+    PassportModule,
+    RateLimitModule,
     UsersModule,
   ],
   controllers: [AuthController],
-  providers: [AuthService, JwtKeyProvider, UserCheckService],
-  // For the global JwtAuthGuard (APP_GUARD in AppModule): the key it verifies with, the user check.
-  exports: [UserCheckService, JwtKeyProvider],
+  providers: [AuthService, JwtKeyProvider, UserCheckService, JwtStrategy],
 })
 export class AuthModule {}

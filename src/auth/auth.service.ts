@@ -2,6 +2,7 @@ import { Injectable, OnModuleInit, UnauthorizedException } from '@nestjs/common'
 import { JwtService } from '@nestjs/jwt';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/configuration';
+import { LoginAttemptsService } from '../common/rate-limit/login-attempts.service';
 import { UsersService } from '../users/users.service';
 import { hashOfRandomPassword, verifyPassword } from '../users/password-hasher';
 import type { TokenClaims } from './authenticated-user';
@@ -15,6 +16,7 @@ export class AuthService implements OnModuleInit {
 
   constructor(
     private readonly users: UsersService,
+    private readonly attempts: LoginAttemptsService,
     private readonly jwt: JwtService,
     config: ConfigService<AppConfig, true>,
   ) {
@@ -27,17 +29,22 @@ export class AuthService implements OnModuleInit {
 
   /**
    * Unknown e-mail, wrong password and disabled account all take one argon2 verification and end in
-   * the same 401 (contract section 3: no account enumeration).
+   * the same 401 (contract section 3: no account enumeration), and all count as a failed login for
+   * the password-guessing limits (contract section 8), checked by the rate-limit guard.
    */
-  async login(email: string, password: string): Promise<LoginResponse> {
+  async login(email: string, password: string, clientIp: string): Promise<LoginResponse> {
     const user = await this.users.findByEmailWithHash(email);
     const valid = await verifyPassword(user?.passwordHash ?? this.unknownEmailHash, password);
-    if (!user || !valid || !user.enabled) throw new UnauthorizedException('Invalid e-mail or password');
+    if (!user || !valid || !user.enabled) {
+      await this.attempts.recordFailure(email, clientIp);
+      throw new UnauthorizedException('Invalid e-mail or password');
+    }
     const claims: TokenClaims = {
       sub: user.id,
       tenant: user.tenant,
       role: user.role,
       adm: user.isAdministrator,
+      ver: user.tokenVersion,
     };
     const token = await this.jwt.signAsync(claims);
     return { token, expiresIn: this.ttlMs };

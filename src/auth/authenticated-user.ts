@@ -19,4 +19,6 @@ export interface TokenClaims {
   tenant: string;
   role: UserRole;
   adm: boolean;
+  /** The user's token version when it was issued (contract section 8, Revocation). */
+  ver: number;
 }

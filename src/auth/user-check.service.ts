@@ -1,58 +1,65 @@
 import { ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { OnEvent } from '@nestjs/event-emitter';
+import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
-import { BoundedMap } from '../common/cache/bounded-map';
 import type { AppConfig } from '../config/configuration';
 import { preparedQuery } from '../database/prepared-query';
 import { USER_CHANGED } from '../users/users.service';
 import type { AuthenticatedUser } from './authenticated-user';
 
-interface Entry {
-  user: (AuthenticatedUser & { enabled: boolean }) | null;
-  expiresAt: number;
-}
+type CheckedUser = AuthenticatedUser & { enabled: boolean; tokenVersion: number };
+
+/** Users whose check is kept at once; the least recently used are dropped first. */
+const MAX_CACHED_USERS = 10_000;
+/** lru-cache stores no `null`: a user that does not exist is kept as this. */
+const NO_USER = 'none' as const;
 
 /**
- * The per-request user check of contract section 3 (deleted → 401, disabled → 403), cached for
- * USER_CACHE_TTL_MS (default 2 s): a disabled or deleted user is refused within that bound on
- * every instance, and at once on the instance that changed it.
+ * The per-request user check of contract sections 3 and 8 (deleted → 401, disabled → 403, a token
+ * issued before a password, enabled, role or administrator change → 401), cached for
+ * USER_CACHE_TTL_MS (default 2 s): a change is seen within that bound on every instance, and at
+ * once on the instance that made it.
  */
 @Injectable()
 export class UserCheckService {
-  private readonly cache = new BoundedMap<number, Entry>(10_000);
-  private readonly ttlMs: number;
+  private readonly cache: LRUCache<number, CheckedUser | typeof NO_USER> | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
     config: ConfigService<AppConfig, true>,
   ) {
-    this.ttlMs = config.getOrThrow('auth', { infer: true }).userCacheTtlMs;
+    const ttl = config.getOrThrow('auth', { infer: true }).userCacheTtlMs;
+    this.cache = ttl > 0 ? new LRUCache({ max: MAX_CACHED_USERS, ttl }) : undefined;
   }
 
-  async check(id: number): Promise<AuthenticatedUser> {
-    const now = Date.now();
-    let entry = this.cache.get(id);
-    if (!entry || entry.expiresAt <= now) {
-      entry = { user: await this.load(id), expiresAt: now + this.ttlMs };
-      if (this.ttlMs > 0) this.cache.set(id, entry);
+  /** `tokenVersion`: the version the token was issued under (its `ver` claim; 0 before there was one). */
+  async check(id: number, tokenVersion: number): Promise<AuthenticatedUser> {
+    let user = this.cache?.get(id);
+    // A token newer than the cached user was issued after a change this instance has not seen yet.
+    const stale = user !== undefined && user !== NO_USER && tokenVersion > user.tokenVersion;
+    if (user === undefined || stale) {
+      user = (await this.load(id)) ?? NO_USER;
+      this.cache?.set(id, user);
     }
-    if (!entry.user) throw new UnauthorizedException('Invalid or expired token');
-    if (!entry.user.enabled) throw new ForbiddenException('Account is disabled');
-    return entry.user;
+    if (user === NO_USER) throw new UnauthorizedException('Invalid or expired token');
+    if (!user.enabled) throw new ForbiddenException('Account is disabled');
+    if (user.tokenVersion !== tokenVersion) throw new UnauthorizedException('Invalid or expired token');
+    return user;
   }
 
   @OnEvent(USER_CHANGED)
   invalidate(id: number): void {
-    this.cache.delete(id);
+    this.cache?.delete(id);
   }
 
   // Hot path of every authenticated request: one prepared statement, no query building.
-  private async load(id: number): Promise<(AuthenticatedUser & { enabled: boolean }) | null> {
+  private async load(id: number): Promise<CheckedUser | null> {
     const rows = await preparedQuery<Record<string, unknown>>(
       this.dataSource,
-      'users_check',
-      `SELECT id, email, role, is_administrator, tenant, hub, partner_id, partner_name, user_name, enabled
+      'users_check_v2',
+      `SELECT id, email, role, is_administrator, tenant, hub, partner_id, partner_name, user_name, enabled,
+              token_version
          FROM users WHERE id = $1`,
       [id],
     );
@@ -69,6 +76,7 @@ export class UserCheckService {
       partnerName: r.partner_name as string,
       userName: r.user_name as string,
       enabled: r.enabled as boolean,
+      tokenVersion: r.token_version as number,
     };
   }
 }

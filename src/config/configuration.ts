@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve, join } from 'node:path';
-import { ConfigError, validateEnvironment } from './environment';
+import { ConfigError, TrustProxy, validateEnvironment } from './environment';
 
 export interface AppConfig {
   app: {
@@ -10,7 +10,8 @@ export interface AppConfig {
     host: string;
     dataDir: string;
     logLevel: string;
-    trustProxy: boolean;
+    /** Fastify's trustProxy: false, true, a hop count, or the trusted proxies' addresses and CIDRs. */
+    trustProxy: TrustProxy;
     version: string;
     shutdownGraceMs: number;
   };

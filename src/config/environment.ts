@@ -1,4 +1,5 @@
 import { plainToInstance, Transform } from 'class-transformer';
+import ipaddr from 'ipaddr.js';
 import {
   IsBase64,
   IsEmail,
@@ -40,6 +41,43 @@ interface ConnectionUrlRule {
   /** PostgreSQL: the host may come from a `host` query parameter instead (a Unix socket directory). */
   hostInQuery?: boolean;
 }
+
+/** TRUST_PROXY as Fastify's trustProxy takes it: trust nobody or everybody, a hop count, or these proxies. */
+export type TrustProxy = boolean | number | string[];
+
+/** An address or CIDR block ipaddr.js (and proxy-addr, which Fastify uses) understands. */
+const isAddressOrCidr = (entry: string) => (entry.includes('/') ? isCidr(entry) : ipaddr.isValid(entry));
+const isCidr = (entry: string) => {
+  try {
+    ipaddr.parseCIDR(entry);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const toTrustProxy = ({ value }: { value: unknown }): unknown => {
+  if (typeof value !== 'string') return value;
+  const trimmed = value.trim();
+  if (trimmed === 'true' || trimmed === 'false') return trimmed === 'true';
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  const entries = trimmed.split(',').map((entry) => entry.trim());
+  return entries.every(isAddressOrCidr) ? entries : value;
+};
+
+const TRUST_PROXY_FORMS =
+  'must be true or false, a hop count, or a comma-separated list of IP addresses and CIDR blocks';
+const IsTrustProxy = (): PropertyDecorator =>
+  ValidateBy({
+    name: 'isTrustProxy',
+    validator: {
+      validate: (value) =>
+        typeof value === 'boolean' ||
+        (typeof value === 'number' && Number.isSafeInteger(value)) ||
+        Array.isArray(value),
+      defaultMessage: () => TRUST_PROXY_FORMS,
+    },
+  });
 
 const PORT_RANGE = 'port must be a number from 1 to 65535';
 
@@ -119,7 +157,7 @@ export class EnvironmentVariables {
 
   @IsOptional() @Transform(toInt) @IsInt(INT) @Min(1) RATE_LIMIT_LOGIN_PER_MINUTE?: number;
   @IsOptional() @Transform(toInt) @IsInt(INT) @Min(1) RATE_LIMIT_API_PER_MINUTE?: number;
-  @IsOptional() @Transform(toBool) @IsIn([true, false], BOOL) TRUST_PROXY?: boolean;
+  @IsOptional() @Transform(toTrustProxy) @IsTrustProxy() TRUST_PROXY?: TrustProxy;
 
   @IsOptional() @Transform(toInt) @IsInt(INT) @Min(0) @Max(60000) USER_CACHE_TTL_MS?: number;
   @IsOptional() @Transform(toInt) @IsInt(INT) @Min(0) @Max(600000) SHUTDOWN_GRACE_MS?: number;

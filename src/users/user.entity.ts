@@ -37,6 +37,10 @@ export class User {
   @Column({ type: 'boolean', default: true })
   enabled: boolean;
 
+  /** Tokens carry the version they were issued under; older ones are refused (contract section 8). */
+  @Column({ name: 'token_version', type: 'integer', default: 0 })
+  tokenVersion: number;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

@@ -109,6 +109,7 @@ export class UsersService {
         })),
       );
     }
+    const before = { ...user };
     if (dto.enabled !== undefined) user.enabled = dto.enabled;
     if (dto.role !== undefined) user.role = dto.role;
     if (dto.partnerName !== undefined) user.partnerName = dto.partnerName;
@@ -116,6 +117,13 @@ export class UsersService {
     if (dto.hub !== undefined) user.hub = dto.hub;
     if (dto.administrator !== undefined) user.isAdministrator = dto.administrator;
     if (dto.password !== undefined) user.passwordHash = await hashPassword(dto.password);
+    // Contract section 8 (Revocation): these changes refuse every token issued before them.
+    const revokesTokens =
+      dto.password !== undefined ||
+      user.enabled !== before.enabled ||
+      user.role !== before.role ||
+      user.isAdministrator !== before.isAdministrator;
+    if (revokesTokens) user.tokenVersion = before.tokenVersion + 1;
     await this.users.save(user);
     this.events.emit(USER_CHANGED, id);
     return this.getById(id);

@@ -46,9 +46,24 @@ describe('FixedWindowThrottlerStorage', () => {
     });
   });
 
-  it('sweeps windows that ended', async () => {
-    await storage.increment('k', 1_000, 3, 1_000);
-    jest.advanceTimersByTime(2_500);
-    expect((storage as unknown as { windows: Map<string, unknown> }).windows.size).toBe(0);
+  it('keeps at most its maximum of counters, dropping the least recently used first', async () => {
+    const small = new FixedWindowThrottlerStorage(2);
+    for (let i = 0; i < 4; i++) await small.increment('a', 60_000, 3, 60_000);
+    await small.increment('b', 60_000, 3, 60_000);
+    await small.increment('a', 60_000, 3, 60_000);
+    await small.increment('c', 60_000, 3, 60_000);
+    // 'b' was dropped, 'a' (blocked, used last but one) was kept.
+    await expect(small.peek('b')).resolves.toEqual({ hits: 0, msToExpire: 0 });
+    await expect(small.increment('a', 60_000, 3, 60_000)).resolves.toMatchObject({ isBlocked: true });
+  });
+
+  it('reads a counter without counting, and reports nothing once its window ended', async () => {
+    await storage.increment('k', 60_000, 3, 60_000);
+    await storage.increment('k', 60_000, 3, 60_000);
+    jest.advanceTimersByTime(10_000);
+    await expect(storage.peek('k')).resolves.toEqual({ hits: 2, msToExpire: 50_000 });
+    await expect(storage.peek('k')).resolves.toEqual({ hits: 2, msToExpire: 50_000 });
+    jest.advanceTimersByTime(50_000);
+    await expect(storage.peek('k')).resolves.toEqual({ hits: 0, msToExpire: 0 });
   });
 });

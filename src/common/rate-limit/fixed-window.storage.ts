@@ -1,5 +1,6 @@
 import { OnApplicationShutdown } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
+import { LRUCache } from 'lru-cache';
 
 interface Window {
   hits: number;
@@ -14,7 +15,21 @@ interface StorageRecord {
   timeToBlockExpire: number;
 }
 
+/** A counter as it stands (CountingStorage.peek). */
+export interface CounterState {
+  hits: number;
+  msToExpire: number;
+}
+
+/** Rate-limit storage that can also read a counter without counting (the login-guessing limits). */
+export interface CountingStorage extends ThrottlerStorage {
+  peek(key: string, throttlerName: string): Promise<CounterState>;
+}
+
 const seconds = (ms: number) => Math.max(0, Math.ceil(ms / 1000));
+
+/** Counters kept in memory at once; past it the least recently used are dropped (contract section 8). */
+export const MAX_COUNTERS = 100_000;
 
 /**
  * In-memory rate-limit counters: one fixed window per key, constant time per request. The
@@ -22,9 +37,12 @@ const seconds = (ms: number) => Math.max(0, Math.ceil(ms / 1000));
  * request, which the benchmark found to be most of a request's CPU once a token is busy. Redis
  * (REDIS_URL) uses the same fixed-window semantics.
  */
-export class FixedWindowThrottlerStorage implements ThrottlerStorage, OnApplicationShutdown {
-  private readonly windows = new Map<string, Window>();
-  private sweeper: NodeJS.Timeout | undefined;
+export class FixedWindowThrottlerStorage implements CountingStorage, OnApplicationShutdown {
+  private readonly windows: LRUCache<string, Window>;
+
+  constructor(maxCounters = MAX_COUNTERS) {
+    this.windows = new LRUCache({ max: maxCounters });
+  }
 
   async increment(key: string, ttl: number, limit: number, blockDuration: number): Promise<StorageRecord> {
     const now = Date.now();
@@ -32,7 +50,6 @@ export class FixedWindowThrottlerStorage implements ThrottlerStorage, OnApplicat
     if (!window) {
       window = { hits: 0, resetAt: now + ttl, blockedUntil: 0 };
       this.windows.set(key, window);
-      this.sweepEvery(ttl);
     } else if (window.resetAt <= now) {
       window.hits = 0;
       window.resetAt = now + ttl;
@@ -48,8 +65,15 @@ export class FixedWindowThrottlerStorage implements ThrottlerStorage, OnApplicat
     return this.record(window, now, false);
   }
 
+  /** The key's hits in its current window, without counting one (0 when it has none). */
+  async peek(key: string): Promise<CounterState> {
+    const now = Date.now();
+    const window = this.windows.peek(key);
+    if (!window || window.resetAt <= now) return { hits: 0, msToExpire: 0 };
+    return { hits: window.hits, msToExpire: window.resetAt - now };
+  }
+
   onApplicationShutdown(): void {
-    if (this.sweeper) clearInterval(this.sweeper);
     this.windows.clear();
   }
 
@@ -60,17 +84,5 @@ export class FixedWindowThrottlerStorage implements ThrottlerStorage, OnApplicat
       isBlocked,
       timeToBlockExpire: isBlocked ? seconds(window.blockedUntil - now) : 0,
     };
-  }
-
-  /** Drops windows that ended and are not blocking, so idle keys don't accumulate. */
-  private sweepEvery(ttl: number): void {
-    if (this.sweeper) return;
-    this.sweeper = setInterval(() => {
-      const now = Date.now();
-      for (const [key, window] of this.windows) {
-        if (window.resetAt <= now && window.blockedUntil <= now) this.windows.delete(key);
-      }
-    }, ttl);
-    this.sweeper.unref();
   }
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ExecutionContext, Injectable } from '@nestjs/common';
+import { ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import {
   ThrottlerException,
   ThrottlerGuard,
@@ -7,23 +7,29 @@ import {
   ThrottlerOptions,
 } from '@nestjs/throttler';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { BoundedMap } from '../cache/bounded-map';
+import { LRUCache } from 'lru-cache';
+import { bearerToken } from '../http/bearer-token';
+import { IS_PUBLIC } from '../http/public-route';
 import { RouteMetadataCache } from '../http/route-metadata';
+import { clientKey } from './client-address';
+import { LoginAttemptsService } from './login-attempts.service';
+import { rateLimitKey } from './rate-limit-key';
 import { API_THROTTLER, LOGIN_RATE_LIMIT, LOGIN_THROTTLER, NO_RATE_LIMIT } from './rate-limit.decorators';
 
-/** Who a token's requests count against: the token hashed, so the counter key never holds it. */
+/**
+ * Who a verified token's requests count against: its signature (contract section 8: the verified
+ * token, never the header's text), hashed so the counter key never holds a usable part of it.
+ */
 export function tokenTracker(token: string): string {
-  return 'token:' + createHash('sha256').update(token).digest('base64url').slice(0, 32);
+  const signature = token.slice(token.lastIndexOf('.') + 1);
+  return 'token:' + createHash('sha256').update(signature).digest('base64url').slice(0, 32);
 }
 
-/**
- * The counter's key: the limit's name and who is counted, nothing about the route. The library's
- * default key also holds the controller and handler names, which made the per-token limit a
- * per-token-per-endpoint limit (100 a minute on each endpoint instead of 100 in all).
- */
-export function rateLimitKey(throttler: string, tracker: string): string {
-  return `pis:${throttler}:${tracker}`;
-}
+export { rateLimitKey } from './rate-limit-key';
+
+const MAX_CACHED_TRACKERS = 10_000;
+
+const clientTracker = (request: FastifyRequest) => `ip:${clientKey(request.ip)}`;
 
 /** The one limit that applies to a route, from the module's options (RATE_LIMIT_* variables). */
 interface RouteLimit {
@@ -33,13 +39,18 @@ interface RouteLimit {
   byToken: boolean;
 }
 
-const BEARER = /^bearer\s+\S/i;
-const MAX_CACHED_TRACKERS = 10_000;
+/** What the JWT guard, which runs before this one, leaves on a request it authenticated. */
+type CountedRequest = FastifyRequest & { user?: unknown };
 
 /**
  * Two limits (spec, Limits): login by client IP (TRUST_PROXY decides whether X-Forwarded-For is
- * believed, through Fastify's trustProxy), everything else by token (by IP when there is none).
- * Routes marked @NoRateLimit() (health, docs) are never limited.
+ * believed, through Fastify's trustProxy), every route that needs a token by verified token. Other
+ * public routes and routes marked @NoRateLimit() (health, docs) are never limited.
+ *
+ * Global, after the JWT guard (contract section 8): that guard verifies the token once; a request
+ * it refuses (no token, a bad or made-up one) is counted here against its client IP through
+ * countUnauthenticated() before its 401, and one it accepts is counted in canActivate against the
+ * token's signature. An IPv6 client counts by its /64.
  *
  * The library's guard counts against the storage it was given (memory or Redis), but its
  * canActivate looks up six decorator values per named limit on every request and hashes the
@@ -50,16 +61,35 @@ export class RateLimitGuard extends ThrottlerGuard {
   /** Computed on a route's first request, after onModuleInit has set `throttlers`. */
   private readonly routeLimits = new RouteMetadataCache<RouteLimit | undefined>((targets) => {
     if (this.reflector.getAllAndOverride<boolean | undefined>(NO_RATE_LIMIT, targets)) return undefined;
-    const isLogin = this.reflector.getAllAndOverride<boolean | undefined>(LOGIN_RATE_LIMIT, targets) === true;
-    return this.routeLimit(isLogin ? LOGIN_THROTTLER : API_THROTTLER, !isLogin);
+    if (this.reflector.getAllAndOverride<boolean | undefined>(LOGIN_RATE_LIMIT, targets))
+      return this.routeLimit(LOGIN_THROTTLER, false);
+    // Contract section 8: public routes other than the login are not limited.
+    if (this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, targets)) return undefined;
+    return this.routeLimit(API_THROTTLER, true);
   });
-  private readonly trackers = new BoundedMap<string, string>(MAX_CACHED_TRACKERS);
+  @Inject(LoginAttemptsService) private readonly loginAttempts: LoginAttemptsService;
+  /** Hashes of verified tokens' signatures, by signature: one hash per token, not per request. */
+  private readonly trackers = new LRUCache<string, string>({ max: MAX_CACHED_TRACKERS });
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const route = this.routeLimits.get(context);
     if (!route) return true;
-    const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const tracker = (route.byToken ? this.tokenKey(request) : undefined) ?? `ip:${request.ip}`;
+    const request = context.switchToHttp().getRequest<CountedRequest>();
+    // Only a request the JWT guard let through has a user: its token is then well-formed and verified.
+    const token = route.byToken && request.user ? bearerToken(request.headers.authorization) : undefined;
+    await this.count(context, route, token === undefined ? clientTracker(request) : this.tokenKey(token));
+    if (!route.byToken) await this.refuseGuessing(context, request);
+    return true;
+  }
+
+  /** A request to a route that needs a token, refused by the JWT guard: counted against its client. */
+  async countUnauthenticated(context: ExecutionContext): Promise<void> {
+    const route = this.routeLimits.get(context);
+    if (!route) return;
+    await this.count(context, route, clientTracker(context.switchToHttp().getRequest<FastifyRequest>()));
+  }
+
+  private async count(context: ExecutionContext, route: RouteLimit, tracker: string): Promise<void> {
     const key = rateLimitKey(route.name, tracker);
     const hit = await this.storageService.increment(key, route.ttl, route.limit, route.ttl, route.name);
     if (hit.isBlocked) {
@@ -71,7 +101,25 @@ export class RateLimitGuard extends ThrottlerGuard {
         tracker,
       });
     }
-    return true;
+  }
+
+  /** Contract section 8, Password guessing: too many failed logins for this e-mail. */
+  private async refuseGuessing(context: ExecutionContext, request: FastifyRequest): Promise<void> {
+    const email = (request.body as { email?: unknown } | undefined)?.email;
+    if (typeof email !== 'string') return;
+    const wait = await this.loginAttempts.blockedFor(email, request.ip);
+    if (wait > 0) {
+      await this.throwThrottlingException(context, {
+        totalHits: 0,
+        timeToExpire: wait / 1000,
+        isBlocked: true,
+        timeToBlockExpire: wait / 1000,
+        limit: 0,
+        ttl: 0,
+        key: '',
+        tracker: '',
+      });
+    }
   }
 
   private routeLimit(name: string, byToken: boolean): RouteLimit {
@@ -83,12 +131,10 @@ export class RateLimitGuard extends ThrottlerGuard {
     return { name, limit, ttl, byToken };
   }
 
-  private tokenKey(request: FastifyRequest): string | undefined {
-    const header = request.headers.authorization;
-    if (typeof header !== 'string' || !BEARER.test(header)) return undefined;
-    const token = header.slice(7).trim();
-    let tracker = this.trackers.get(token);
-    if (tracker === undefined) this.trackers.set(token, (tracker = tokenTracker(token)));
+  private tokenKey(token: string): string {
+    const signature = token.slice(token.lastIndexOf('.') + 1);
+    let tracker = this.trackers.get(signature);
+    if (tracker === undefined) this.trackers.set(signature, (tracker = tokenTracker(token)));
     return tracker;
   }
 

@@ -4,6 +4,8 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import type { AppConfig } from '../../config/configuration';
 import { FixedWindowThrottlerStorage } from './fixed-window.storage';
 import { API_THROTTLER, LOGIN_THROTTLER } from './rate-limit.decorators';
+import { LoginAttemptsService } from './login-attempts.service';
+import { RateLimitGuard } from './rate-limit.guard';
 import { RedisOrMemoryThrottlerStorage } from './redis-or-memory.storage';
 
 const MINUTE_MS = 60_000;
@@ -32,6 +34,9 @@ const MINUTE_MS = 60_000;
       },
     }),
   ],
-  exports: [ThrottlerModule],
+  // The guard is also the JWT guard's: a refused token is counted against the client (AppModule).
+  // The login-guessing counters, recorded by the login (AuthService), are in the same storage.
+  providers: [RateLimitGuard, LoginAttemptsService],
+  exports: [ThrottlerModule, RateLimitGuard, LoginAttemptsService],
 })
 export class RateLimitModule {}

@@ -2,7 +2,7 @@ import { Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import Redis from 'ioredis';
-import { FixedWindowThrottlerStorage } from './fixed-window.storage';
+import { CounterState, CountingStorage, FixedWindowThrottlerStorage } from './fixed-window.storage';
 
 type StorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
@@ -27,7 +27,7 @@ function redisAddress(url: string): string {
  * ioredis prints a multi-line stack to stderr on every reconnection attempt. No command waits for a
  * connection (no offline queue, no retries), so a dead Redis never holds a request back.
  */
-export class RedisOrMemoryThrottlerStorage implements ThrottlerStorage, OnApplicationShutdown {
+export class RedisOrMemoryThrottlerStorage implements CountingStorage, OnApplicationShutdown {
   private readonly logger = new Logger('RateLimit');
   private readonly client: Redis;
   private readonly redis: ThrottlerStorageRedisService;
@@ -77,6 +77,22 @@ export class RedisOrMemoryThrottlerStorage implements ThrottlerStorage, OnApplic
       }
     }
     return this.memory.increment(key, ttl, limit, blockDuration);
+  }
+
+  /** The key's hits without counting one; the hit key is the library's (`{key:name}:hits`). */
+  async peek(key: string, throttlerName: string): Promise<CounterState> {
+    if (this.client.status === 'ready' && Date.now() >= this.pausedUntil) {
+      const hitKey = `{${key}:${throttlerName}}:hits`;
+      try {
+        const [hits, ttl] = await Promise.all([this.client.get(hitKey), this.client.pttl(hitKey)]);
+        this.recovered();
+        return ttl > 0 ? { hits: Number(hits ?? 0), msToExpire: ttl } : { hits: 0, msToExpire: 0 };
+      } catch (error) {
+        this.pausedUntil = Date.now() + PAUSE_AFTER_FAILURE_MS;
+        this.fallBack((error as Error).message);
+      }
+    }
+    return this.memory.peek(key);
   }
 
   onApplicationShutdown(): void {
