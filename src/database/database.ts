@@ -1,11 +1,12 @@
 import type { AppConfig } from '../config/configuration';
-import { RunningDatabase, startEmbeddedPostgres } from './embedded-postgres';
+import { EmbeddedOptions, RunningDatabase, startEmbeddedPostgres } from './embedded-postgres';
 
 /** DATABASE_URL when set; otherwise the embedded PostgreSQL kept in DATA_DIR (contract section 1). */
 export async function resolveDatabase(
   config: AppConfig,
   log: (message: string) => void,
+  supervision: Pick<EmbeddedOptions, 'warn' | 'onGiveUp'> = {},
 ): Promise<RunningDatabase> {
   if (config.database.url) return { url: config.database.url, owned: false, stop: async () => undefined };
-  return startEmbeddedPostgres({ dataDir: config.app.dataDir, log });
+  return startEmbeddedPostgres({ dataDir: config.app.dataDir, log, ...supervision });
 }
