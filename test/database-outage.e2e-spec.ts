@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -161,10 +161,33 @@ describe('Database outage (contract section 8)', () => {
     // The data is intact, and the service works as before.
     const list = await call(service, '/webhooks/subscriptions', { token: await login(service) });
     expect(list.status).toBe(200);
-    const items = (list.body._embedded as { subscriptions?: Array<{ id: number }> } | undefined)
-      ?.subscriptions;
-    expect(items?.map((s) => s.id)).toContain(created.body.id);
+    const items = list.body.content as Array<{ id: number }>;
+    expect(items.map((s) => s.id)).toContain(created.body.id);
   }, 120_000);
+
+  it('exits non-zero, for its supervisor to restart it, when the embedded PostgreSQL dies a sixth time in 10 minutes', async () => {
+    const service = await ServiceProcess.start(main, env());
+    services.push(service);
+    // 0 while the file is away (removed before a restart).
+    const postmaster = () => {
+      const file = join(service.dataDir, 'pg', 'postmaster.pid');
+      return existsSync(file) ? Number(readFileSync(file, 'utf8').split('\n')[0]) : 0;
+    };
+    for (let death = 1; death <= 5; death++) {
+      const pid = postmaster();
+      process.kill(pid, 'SIGKILL');
+      await waitUntil(
+        `restart ${death}`,
+        async () => ![0, pid].includes(postmaster()) && (await ready(service)),
+        30_000,
+      );
+    }
+    expect(service.child.exitCode).toBeNull();
+    process.kill(postmaster(), 'SIGKILL');
+    await waitUntil('the service to exit', async () => service.child.exitCode !== null, 30_000);
+    expect(service.child.exitCode).toBe(1);
+    expect(service.output).toMatch(/embedded PostgreSQL died again after 5 restarts in 10 minutes/);
+  }, 180_000);
 
   it('survives its own PostgreSQL server stopped and started under load: 503 meanwhile, every acknowledged event delivered, no restart', async () => {
     // A server of this test's own, from the embedded binaries, never the machine's shared one.
