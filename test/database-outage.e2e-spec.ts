@@ -241,6 +241,9 @@ describe('Database outage (contract section 8)', () => {
     expect(service.child.exitCode).toBeNull();
     expect(seen.live.every((s) => s === 200)).toBe(true);
     expect(seen.ready).toContain(503);
+    // The user check (USER_CACHE_TTL_MS=0: on every request) and the login need the database too.
+    expect(seen.api.some((a) => a.status === 503)).toBe(true);
+    expect(seen.login.some((a) => a.status === 503)).toBe(true);
     for (const answer of refused) expectUnavailable(answer, '/admin/licence-events');
     for (const answer of seen.api.filter((a) => a.status !== 200))
       expectUnavailable(answer, '/webhooks/subscriptions');

@@ -184,8 +184,12 @@ export async function removeOrphanClusters(log: (message: string) => void = () =
     const link = await readlink(join(dataDir, 'pg')).catch(() => undefined);
     if (link === join(folder, 'pg')) continue;
     log(`removing the embedded PostgreSQL cluster ${folder}: its DATA_DIR ${dataDir} is gone`);
-    await stopPostmasterOf(join(folder, 'pg'));
-    await rm(folder, { recursive: true, force: true });
+    try {
+      await stopPostmasterOf(join(folder, 'pg'));
+      await rm(folder, { recursive: true, force: true });
+    } catch (error) {
+      log(`could not remove ${folder}: ${String(error)}`); // tried again at the next start
+    }
   }
 }
 
