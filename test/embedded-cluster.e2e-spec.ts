@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { lstat, mkdtemp, readFile, readlink, rm, stat } from 'node:fs/promises';
+import { lstat, mkdtemp, readFile, readlink, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { removeOrphanClusters, ROOT_FALLBACK_DIR } from '../src/database/embedded-postgres';
@@ -82,6 +82,24 @@ asRoot('Embedded cluster of a DATA_DIR the postgres user cannot reach (run as ro
     const next = await start();
     expect(existsSync(folder)).toBe(false);
     await expect(next.stop('SIGTERM')).resolves.toBe(0);
+  }, 180_000);
+
+  it('takes its cluster along when the DATA_DIR is renamed', async () => {
+    const { parent, dataDir } = await hiddenDataDir();
+    const first = await start({ DATA_DIR: dataDir });
+    const before = await readlink(join(dataDir, 'pg'));
+    await writeFile(join(before, 'marker-of-this-test'), 'kept');
+    await expect(first.stop('SIGTERM')).resolves.toBe(0);
+
+    const renamed = join(parent, 'renamed');
+    await rename(dataDir, renamed);
+    const second = await start({ DATA_DIR: renamed });
+    const after = await readlink(join(renamed, 'pg'));
+    expect(after).not.toBe(before);
+    expect(await readFile(join(after, 'marker-of-this-test'), 'utf8')).toBe('kept');
+    expect((await readFile(join(dirname(after), 'data-dir'), 'utf8')).trim()).toBe(renamed);
+    expect(existsSync(dirname(before))).toBe(false);
+    await expect(second.stop('SIGTERM')).resolves.toBe(0);
   }, 180_000);
 
   it("leaves nothing behind after a killed service's DATA_DIR is deleted: the suite's clean-up removes its cluster and stops its server", async () => {

@@ -207,26 +207,32 @@ async function reachableClusterDir(clusterDir: string, log: (message: string) =>
   const existing = await lstat(clusterDir).catch(() => undefined);
   if (existing && !existing.isSymbolicLink()) return clusterDir; // an older cluster in place: keep using it
   const linked = existing ? await readlink(clusterDir) : undefined;
+  // A cluster this DATA_DIR already links to elsewhere: moved here when it is ours (from the old
+  // world-writable folder, or from the hash of the path this DATA_DIR had before it was renamed).
+  const ours = (dir: string) => [LEGACY_FALLBACK_DIR, CLUSTERS_DIR].some((p) => dir.startsWith(`${p}/`));
+  const previous =
+    linked !== undefined && linked !== real && existsSync(join(linked, 'PG_VERSION')) ? linked : undefined;
+  if (previous && !ours(previous)) return previous; // linked by hand to a folder postgres can reach
   if (linked !== real) {
-    // Not linked here yet: whatever this folder holds belongs to an earlier DATA_DIR of the same
-    // path (its password file is gone with it), so it starts afresh, or takes over a legacy one.
+    // Not linked here yet: what this folder holds belongs to an earlier DATA_DIR of the same path
+    // (its password file went with it), so it starts afresh or takes over the previous cluster.
     await stopPostmasterOf(real);
     await rm(folder, { recursive: true, force: true });
   }
   await rootOwnedDir(ROOT_FALLBACK_DIR);
   await rootOwnedDir(CLUSTERS_DIR);
   await rootOwnedDir(folder);
-  if (linked !== undefined && linked !== real) {
-    if (linked.startsWith(`${LEGACY_FALLBACK_DIR}/`) && existsSync(join(linked, 'PG_VERSION'))) {
-      log(`moving the embedded PostgreSQL cluster from ${linked} to ${real}`);
-      await stopPostmasterOf(linked);
-      await rename(linked, real).catch(async () => {
-        await run('cp', ['-a', linked, real]);
-        await rm(linked, { recursive: true, force: true });
-      });
-    }
-    await rm(clusterDir, { force: true });
+  if (previous) {
+    log(`moving the embedded PostgreSQL cluster from ${previous} to ${real}`);
+    await stopPostmasterOf(previous);
+    await rename(previous, real).catch(async () => {
+      await run('cp', ['-a', previous, real]);
+      await rm(previous, { recursive: true, force: true });
+    });
+    if (previous.startsWith(`${CLUSTERS_DIR}/`))
+      await rm(dirname(previous), { recursive: true, force: true });
   }
+  if (linked !== undefined && linked !== real) await rm(clusterDir, { force: true });
   if (linked !== real) await symlink(real, clusterDir);
   // Written last: a clean-up elsewhere that finds it finds the link too, so never takes it for an orphan.
   writeFileSync(join(folder, OWNER_DATA_DIR_FILE), `${dataDir}\n`, { mode: 0o644 });
@@ -420,9 +426,9 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<R
   await mkdir(dataDir, { recursive: true });
   if (user) {
     await chmod(dataDir, 0o755);
-    await removeOrphanClusters(log);
     bins = await reachableBinaries(bins, log);
     clusterDir = await reachableClusterDir(clusterDir, log);
+    await removeOrphanClusters(log);
   }
   const pidFile = join(clusterDir, 'postmaster.pid');
   if (!existsSync(passwordFile))
@@ -506,8 +512,8 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<R
   }
 
   const port = options.port ?? (await freePort());
-  const pid = await launch({ bins, clusterDir, port, user, logFile, url: urlFor(port, 'postgres') });
   writeFileSync(ownerFile, String(process.pid));
+  const pid = await launch({ bins, clusterDir, port, user, logFile, url: urlFor(port, 'postgres') });
 
   const admin = new pg.Client({ connectionString: urlFor(port, 'postgres') });
   await admin.connect();
