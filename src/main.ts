@@ -33,9 +33,15 @@ async function bootstrap(): Promise<void> {
   const logger = createRootLogger(config.app.logLevel);
   for (const warning of warnings) logger.warn(warning);
 
-  const database = await resolveDatabase(config, (message) =>
-    logger.info({ context: 'EmbeddedPostgres' }, message),
-  );
+  const context = { context: 'EmbeddedPostgres' };
+  const database = await resolveDatabase(config, (message) => logger.info(context, message), {
+    warn: (message) => logger.warn(context, message),
+    // The embedded PostgreSQL keeps dying: exit non-zero so the process supervisor starts afresh.
+    onGiveUp: (reason) => {
+      logger.fatal(context, reason);
+      process.exit(1);
+    },
+  });
   if (requested) {
     logger.info(`${requested} received during start-up: stopping`);
     await database.stop();

@@ -42,15 +42,23 @@ describe('Dispatcher: SSRF guard (WEBHOOK_ALLOW_PRIVATE_NETWORKS=false)', () => 
 
     const [nameRecord] = await waitForDeliveries(t.dataSource, byName.id, 1);
     expect(nameRecord).toMatchObject({ status: 'FAILED', httpStatusCode: null });
-    expect(nameRecord.errorMessage).toMatch(
-      /^blocked: localhost resolves to (127\.0\.0\.1|::1), a private address$/,
-    );
+    // Contract section 8: the address the name resolved to is never told to the partner.
+    expect(nameRecord.errorMessage).toBe('destination address is not public');
     const [literalRecord] = await waitForDeliveries(t.dataSource, literal.id, 1);
     expect(literalRecord).toMatchObject({
       status: 'FAILED',
       httpStatusCode: null,
-      errorMessage: 'blocked: 127.0.0.1 is a private address',
+      errorMessage: 'destination address is not public',
     });
+    // Nor through the API: the delivery records a partner reads name no resolved address.
+    const { token } = await t.createUser({ tenant });
+    const listed = await t
+      .http()
+      .get(`/webhooks/subscriptions/${byName.id}/deliveries`)
+      .set('Authorization', `Bearer ${token}`)
+      .expect(200);
+    expect(JSON.stringify(listed.body)).toContain('destination address is not public');
+    expect(JSON.stringify(listed.body)).not.toMatch(/127\.0\.0\.1|::1\b/);
     await sleep(300);
     expect(hook.receipts).toHaveLength(0);
   });

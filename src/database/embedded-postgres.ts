@@ -1,7 +1,20 @@
 import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
-import { chmod, chown, cp, lstat, mkdir, readFile, rename, rm, stat, symlink } from 'node:fs/promises';
+import {
+  chmod,
+  chown,
+  cp,
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  readlink,
+  rename,
+  rm,
+  stat,
+  symlink,
+} from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { arch, platform, userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -10,8 +23,21 @@ import pg from 'pg';
 
 const run = promisify(execFile);
 const DATABASE_NAME = 'partner_integration';
-/** As root: where binaries and clusters go when the postgres user cannot reach the project's folders. */
-const ROOT_FALLBACK_DIR = '/var/tmp/partner-integration-service';
+/**
+ * As root: where binaries and clusters go when the postgres user cannot reach the project's folders.
+ * Persistent and writable by root only (never /var/tmp: anyone can write there, and it is cleaned).
+ */
+export const ROOT_FALLBACK_DIR = '/var/lib/partner-integration-service';
+const CLUSTERS_DIR = join(ROOT_FALLBACK_DIR, 'clusters');
+/** The earlier, world-writable home of such clusters: moved from on the next start. */
+const LEGACY_FALLBACK_DIR = '/var/tmp/partner-integration-service';
+/** In each fallback cluster folder: the DATA_DIR it belongs to, so it goes when that folder goes. */
+const OWNER_DATA_DIR_FILE = 'data-dir';
+/** Restarts of a PostgreSQL that died (contract section 8): at most this many in the window. */
+const MAX_RESTARTS = 5;
+const RESTART_WINDOW_MS = 10 * 60_000;
+/** How often the supervisor looks whether the postmaster is still there. */
+const WATCH_INTERVAL_MS = 250;
 
 export interface RunningDatabase {
   /** Connection URL of the application database. */
@@ -24,8 +50,15 @@ export interface RunningDatabase {
 export interface EmbeddedOptions {
   dataDir: string;
   log?: (message: string) => void;
-  /** Fixed port; by default a free one is chosen at each start. */
+  /** Fixed port; by default a free one is chosen at each start (and kept across restarts). */
   port?: number;
+  /** Where a death of the server and its restart are told (default: `log`). */
+  warn?: (message: string) => void;
+  /**
+   * Called when PostgreSQL died more than 5 times in 10 minutes, or could not be started again:
+   * the caller exits non-zero so that its own supervisor restarts it.
+   */
+  onGiveUp?: (reason: string) => void;
 }
 
 interface Binaries {
@@ -114,8 +147,7 @@ async function reachableBinaries(bins: Binaries, log: (message: string) => void)
   const target = join(ROOT_FALLBACK_DIR, `postgres-${platform()}-${arch()}-${version}`);
   if (!existsSync(join(target, 'bin', 'postgres'))) {
     log(`the postgres user cannot reach ${nativeDir}: copying the PostgreSQL binaries to ${target}`);
-    await mkdir(ROOT_FALLBACK_DIR, { recursive: true });
-    await chmod(ROOT_FALLBACK_DIR, 0o755);
+    await rootOwnedDir(ROOT_FALLBACK_DIR);
     const staging = `${target}.${process.pid}.tmp`;
     await cp(nativeDir, staging, { recursive: true, verbatimSymlinks: true });
     await rename(staging, target).catch(async () => rm(staging, { recursive: true, force: true })); // lost a race: fine
@@ -123,23 +155,88 @@ async function reachableBinaries(bins: Binaries, log: (message: string) => void)
   return { initdb: join(target, 'bin', 'initdb'), postgres: join(target, 'bin', 'postgres') };
 }
 
+/** A folder root owns and only root writes to, whoever created it first. */
+async function rootOwnedDir(path: string): Promise<void> {
+  await mkdir(path, { recursive: true });
+  await chown(path, 0, 0);
+  await chmod(path, 0o755);
+}
+
+/** Stops a postmaster still running on `clusterDir`, if any (the pid in its postmaster.pid). */
+async function stopPostmasterOf(clusterDir: string): Promise<void> {
+  const pid = Number(
+    (await readFile(join(clusterDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0],
+  );
+  if (pid > 0 && isAlive(pid) && isPostmasterOf(pid, clusterDir)) await stopServer(pid);
+}
+
 /**
- * As root, a cluster in a DATA_DIR the postgres user cannot reach is kept in a shared folder instead,
- * linked from `<DATA_DIR>/pg`, so the service works wherever it is checked out.
+ * Removes the fallback clusters whose DATA_DIR is gone (or no longer links to them), stopping a
+ * postmaster left running on one. Run at every start as root and by the test suite's teardown.
+ * A folder without its `data-dir` record yet is another process' cluster being set up: left alone.
+ */
+export async function removeOrphanClusters(log: (message: string) => void = () => undefined): Promise<void> {
+  const ids = await readdir(CLUSTERS_DIR).catch(() => [] as string[]);
+  for (const id of ids) {
+    const folder = join(CLUSTERS_DIR, id);
+    const dataDir = (await readFile(join(folder, OWNER_DATA_DIR_FILE), 'utf8').catch(() => '')).trim();
+    if (!dataDir) continue;
+    const link = await readlink(join(dataDir, 'pg')).catch(() => undefined);
+    if (link === join(folder, 'pg')) continue;
+    log(`removing the embedded PostgreSQL cluster ${folder}: its DATA_DIR ${dataDir} is gone`);
+    try {
+      await stopPostmasterOf(join(folder, 'pg'));
+      await rm(folder, { recursive: true, force: true });
+    } catch (error) {
+      log(`could not remove ${folder}: ${String(error)}`); // tried again at the next start
+    }
+  }
+}
+
+/**
+ * As root, a cluster in a DATA_DIR the postgres user cannot reach lives in
+ * `/var/lib/partner-integration-service/clusters/<hash of DATA_DIR>/pg` instead (owned by postgres,
+ * in a folder owned by root that records the DATA_DIR), linked from `<DATA_DIR>/pg`.
  */
 async function reachableClusterDir(clusterDir: string, log: (message: string) => void): Promise<string> {
   if (await othersCanReach(clusterDir)) return clusterDir;
+  const dataDir = dirname(clusterDir);
   const id = createHash('sha256').update(clusterDir).digest('hex').slice(0, 16);
-  const real = join(ROOT_FALLBACK_DIR, 'clusters', id);
-  await mkdir(dirname(real), { recursive: true });
-  await chmod(ROOT_FALLBACK_DIR, 0o755);
-  await chmod(dirname(real), 0o755);
+  const folder = join(CLUSTERS_DIR, id);
+  const real = join(folder, 'pg');
   const existing = await lstat(clusterDir).catch(() => undefined);
-  if (!existing) await symlink(real, clusterDir);
-  else if (!existing.isSymbolicLink()) return clusterDir; // an older cluster in place: keep using it
-  log(
-    `the postgres user cannot reach ${dirname(clusterDir)}: the cluster lives in ${real}, linked from ${clusterDir}`,
-  );
+  if (existing && !existing.isSymbolicLink()) return clusterDir; // an older cluster in place: keep using it
+  const linked = existing ? await readlink(clusterDir) : undefined;
+  // A cluster this DATA_DIR already links to elsewhere: moved here when it is ours (from the old
+  // world-writable folder, or from the hash of the path this DATA_DIR had before it was renamed).
+  const ours = (dir: string) => [LEGACY_FALLBACK_DIR, CLUSTERS_DIR].some((p) => dir.startsWith(`${p}/`));
+  const previous =
+    linked !== undefined && linked !== real && existsSync(join(linked, 'PG_VERSION')) ? linked : undefined;
+  if (previous && !ours(previous)) return previous; // linked by hand to a folder postgres can reach
+  if (linked !== real) {
+    // Not linked here yet: what this folder holds belongs to an earlier DATA_DIR of the same path
+    // (its password file went with it), so it starts afresh or takes over the previous cluster.
+    await stopPostmasterOf(real);
+    await rm(folder, { recursive: true, force: true });
+  }
+  await rootOwnedDir(ROOT_FALLBACK_DIR);
+  await rootOwnedDir(CLUSTERS_DIR);
+  await rootOwnedDir(folder);
+  if (previous) {
+    log(`moving the embedded PostgreSQL cluster from ${previous} to ${real}`);
+    await stopPostmasterOf(previous);
+    await rename(previous, real).catch(async () => {
+      await run('cp', ['-a', previous, real]);
+      await rm(previous, { recursive: true, force: true });
+    });
+    if (previous.startsWith(`${CLUSTERS_DIR}/`))
+      await rm(dirname(previous), { recursive: true, force: true });
+  }
+  if (linked !== undefined && linked !== real) await rm(clusterDir, { force: true });
+  if (linked !== real) await symlink(real, clusterDir);
+  // Written last: a clean-up elsewhere that finds it finds the link too, so never takes it for an orphan.
+  writeFileSync(join(folder, OWNER_DATA_DIR_FILE), `${dataDir}\n`, { mode: 0o644 });
+  log(`the postgres user cannot reach ${dataDir}: the cluster lives in ${real}, linked from ${clusterDir}`);
   return real;
 }
 
@@ -183,6 +280,133 @@ async function stopServer(pid: number): Promise<void> {
   }
 }
 
+/** A postmaster.pid whose process is gone, or is not this cluster's postmaster, is removed. */
+async function removeStalePidFile(pidFile: string, clusterDir: string): Promise<void> {
+  const pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).split('\n')[0]);
+  if (!(pid > 0 && isAlive(pid) && isPostmasterOf(pid, clusterDir))) await rm(pidFile, { force: true });
+}
+
+interface Launch {
+  bins: Binaries;
+  clusterDir: string;
+  port: number;
+  user: { uid: number; gid: number } | undefined;
+  logFile: string;
+  /** The maintenance database's URL, to know when the server accepts connections. */
+  url: string;
+}
+
+/** A start after a crash may first meet the dead server's last backends (shared memory in use). */
+const RELAUNCH_MS = 30_000;
+
+/**
+ * Starts the postmaster and resolves with its pid once it accepts connections. With `retryMs`, a
+ * server that exits during start-up is started again until that much time has passed.
+ */
+async function launch(options: Launch, retryMs = 0): Promise<number> {
+  const deadline = Date.now() + retryMs;
+  for (;;) {
+    const logFd = openSync(options.logFile, 'a');
+    // detached: its own process group, so a terminal's Ctrl-C reaches only this process, which then
+    // shuts down in order (HTTP, deliveries, pool) and stops PostgreSQL last.
+    const child = spawn(
+      options.bins.postgres,
+      [
+        '-D',
+        options.clusterDir,
+        '-p',
+        String(options.port),
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'unix_socket_directories=',
+      ],
+      {
+        ...(options.user ?? {}),
+        detached: true,
+        stdio: ['ignore', logFd, logFd],
+        env: { ...process.env, LC_MESSAGES: 'C' },
+      },
+    );
+    closeSync(logFd);
+    const state = { exited: false };
+    child.on('exit', () => (state.exited = true));
+    child.on('error', () => (state.exited = true));
+    child.unref();
+    try {
+      await waitUntilReady(options.url, state, options.logFile);
+      return child.pid!;
+    } catch (error) {
+      if (child.pid) await stopServer(child.pid);
+      if (!state.exited || Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+/**
+ * Watches an owned postmaster and starts it again when it dies (contract section 8: within 5 s, up
+ * to 5 times in 10 minutes); past that, or when it cannot be started, `giveUp` is told, and the
+ * service exits non-zero so that its own supervisor takes over.
+ */
+class Supervisor {
+  private state: 'watching' | 'restarting' | 'stopping' | 'gave-up' = 'watching';
+  /** When each restart in the window happened. */
+  private readonly restarts: number[] = [];
+  private restarting: Promise<void> = Promise.resolve();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private pid: number,
+    private readonly clusterDir: string,
+    private readonly relaunch: () => Promise<number>,
+    private readonly log: (message: string) => void,
+    private readonly giveUp: (reason: string) => void,
+  ) {
+    this.timer = setInterval(() => this.check(), WATCH_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  private check(): void {
+    if (this.state !== 'watching') return;
+    if (isAlive(this.pid) && isPostmasterOf(this.pid, this.clusterDir)) return;
+    const now = Date.now();
+    while (this.restarts.length > 0 && this.restarts[0] <= now - RESTART_WINDOW_MS) this.restarts.shift();
+    if (this.restarts.length >= MAX_RESTARTS) {
+      this.fail(`embedded PostgreSQL died again after ${MAX_RESTARTS} restarts in 10 minutes`);
+      return;
+    }
+    this.restarts.push(now);
+    this.state = 'restarting';
+    this.log(`embedded PostgreSQL (pid ${this.pid}) died: starting it again`);
+    this.restarting = this.relaunch().then(
+      async (pid) => {
+        this.pid = pid;
+        if (this.state === 'stopping') return; // stop() stops the new one
+        this.state = 'watching';
+        this.log(`embedded PostgreSQL started again (pid ${pid})`);
+      },
+      (error: unknown) => {
+        if (this.state === 'restarting')
+          this.fail(`embedded PostgreSQL could not be started again: ${String(error)}`);
+      },
+    );
+  }
+
+  private fail(reason: string): void {
+    this.state = 'gave-up';
+    clearInterval(this.timer);
+    this.giveUp(reason);
+  }
+
+  async stop(): Promise<void> {
+    this.state = 'stopping';
+    clearInterval(this.timer);
+    await this.restarting;
+    await stopServer(this.pid);
+  }
+}
+
 /**
  * Starts (or joins) a PostgreSQL cluster kept in `<dataDir>/pg`.
  * - A server already running on that directory is reused; if the process that started it is gone
@@ -204,6 +428,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<R
     await chmod(dataDir, 0o755);
     bins = await reachableBinaries(bins, log);
     clusterDir = await reachableClusterDir(clusterDir, log);
+    await removeOrphanClusters(log);
   }
   const pidFile = join(clusterDir, 'postmaster.pid');
   if (!existsSync(passwordFile))
@@ -211,6 +436,21 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<R
   const password = (await readFile(passwordFile, 'utf8')).trim();
   const urlFor = (port: number, database: string) =>
     `postgres://postgres:${password}@127.0.0.1:${port}/${database}`;
+  // Owned servers are watched and started again, on the same port (the pool's URL), when they die.
+  const supervised = (pid: number, port: number): RunningDatabase => {
+    const relaunch = async () => {
+      await removeStalePidFile(pidFile, clusterDir);
+      return launch({ bins, clusterDir, port, user, logFile, url: urlFor(port, 'postgres') }, RELAUNCH_MS);
+    };
+    const supervisor = new Supervisor(
+      pid,
+      clusterDir,
+      relaunch,
+      options.warn ?? log,
+      options.onGiveUp ?? log,
+    );
+    return { url: urlFor(port, DATABASE_NAME), owned: true, stop: () => supervisor.stop() };
+  };
 
   if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
     log(`initialising embedded PostgreSQL in ${clusterDir}`);
@@ -265,47 +505,15 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<R
       }
       log(`adopting the embedded PostgreSQL left running by an earlier process (pid ${pid})`);
       writeFileSync(ownerFile, String(process.pid));
-      return { url, owned: true, stop: () => stopServer(pid) };
+      return supervised(pid, Number(portLine));
     }
     log('removing a stale postmaster.pid left by a killed run');
-    await rm(pidFile, { force: true });
+    await removeStalePidFile(pidFile, clusterDir);
   }
 
   const port = options.port ?? (await freePort());
-  const logFd = openSync(logFile, 'a');
-  // detached: its own process group, so a terminal's Ctrl-C reaches only this process, which then
-  // shuts down in order (HTTP, deliveries, pool) and stops PostgreSQL last.
-  const child = spawn(
-    bins.postgres,
-    [
-      '-D',
-      clusterDir,
-      '-p',
-      String(port),
-      '-c',
-      'listen_addresses=127.0.0.1',
-      '-c',
-      'unix_socket_directories=',
-    ],
-    {
-      ...(user ?? {}),
-      detached: true,
-      stdio: ['ignore', logFd, logFd],
-      env: { ...process.env, LC_MESSAGES: 'C' },
-    },
-  );
-  closeSync(logFd);
-  const state = { exited: false };
-  child.on('exit', () => (state.exited = true));
-  child.on('error', () => (state.exited = true));
-  child.unref();
   writeFileSync(ownerFile, String(process.pid));
-  try {
-    await waitUntilReady(urlFor(port, 'postgres'), state, logFile);
-  } catch (error) {
-    if (child.pid) await stopServer(child.pid);
-    throw error;
-  }
+  const pid = await launch({ bins, clusterDir, port, user, logFile, url: urlFor(port, 'postgres') });
 
   const admin = new pg.Client({ connectionString: urlFor(port, 'postgres') });
   await admin.connect();
@@ -316,5 +524,5 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<R
     await admin.end();
   }
   log(`embedded PostgreSQL listening on 127.0.0.1:${port} (data in ${clusterDir})`);
-  return { url: urlFor(port, DATABASE_NAME), owned: true, stop: () => stopServer(child.pid!) };
+  return supervised(pid, port);
 }

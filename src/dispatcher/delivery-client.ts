@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { STATUS_CODES } from 'node:http';
+import { isIP } from 'node:net';
 import { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
 import { checkServerIdentity, PeerCertificate } from 'node:tls';
@@ -26,6 +27,11 @@ export interface DeliveryOutcome {
 export interface DeliveryInterrupted {
   interrupted: true;
 }
+
+/** Contract section 8: a refused destination never names the address its host resolved to. */
+const NOT_PUBLIC = 'destination address is not public';
+/** What may be an IP literal in an error text of Node or a library ("connect EHOSTDOWN 10.0.0.7:443"). */
+const ADDRESS_LIKE = /(?<![\w:.])(?:[0-9a-f]*:[0-9a-f:.]*[0-9a-f]|(?:\d{1,3}\.){3}\d{1,3})(?!\w)/gi;
 
 class BlockedAddressError extends Error {}
 
@@ -321,7 +327,7 @@ export class DeliveryClient {
     aborted.catch(() => undefined);
     const addresses = await Promise.race([lookup(host.replace(/^\[|\]$/g, ''), { all: true }), aborted]);
     const bad = addresses.find((a) => isNonPublicAddress(a.address));
-    if (bad) throw new BlockedAddressError(`blocked: ${host} resolves to ${bad.address}, a private address`);
+    if (bad) throw new BlockedAddressError(NOT_PUBLIC);
   }
 
   /** A readable errorMessage for a request that got no answer; never includes headers. */
@@ -335,13 +341,7 @@ export class DeliveryClient {
     const code = err.code ?? err.cause?.code;
     const message = String(err.message ?? err.cause?.message ?? error);
     // request-filtering-agent: "DNS lookup 127.0.0.1(family:4, host:localhost) is not allowed. ..."
-    const refused = /DNS lookup (\S+?)\(.*is not allowed/.exec(message);
-    if (refused) {
-      const address = refused[1];
-      return address === host.replace(/^\[|\]$/g, '')
-        ? `blocked: ${address} is a private address`
-        : `blocked: ${host} resolves to ${address}, a private address`;
-    }
+    if (/DNS lookup \S+?\(.*is not allowed/.test(message)) return NOT_PUBLIC;
     if (code && TLS_UNTRUSTED.has(code)) return `TLS error: certificate not trusted (${code})`;
     switch (code) {
       case 'ECONNREFUSED':
@@ -366,9 +366,15 @@ export class DeliveryClient {
       case 'ERR_TLS_CERT_ALTNAME_INVALID':
         return `TLS error: certificate does not match ${host}`;
       default:
-        if (code && (/^ERR_SSL_|^ERR_TLS_/.test(code) || code === 'EPROTO')) return `TLS error: ${message}`;
+        if (code && (/^ERR_SSL_|^ERR_TLS_/.test(code) || code === 'EPROTO'))
+          return `TLS error: ${withoutAddresses(message)}`;
         if (/socket hang up/i.test(message)) return 'connection closed by the receiver without an answer';
-        return `request failed: ${code ?? message}`;
+        return `request failed: ${code ?? withoutAddresses(message)}`;
     }
   }
+}
+
+/** Free text from Node or a library may name the address a host resolved to: never recorded. */
+function withoutAddresses(message: string): string {
+  return message.replace(ADDRESS_LIKE, (match) => (isIP(match) ? '(address)' : match));
 }

@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import pg from 'pg';
-import type { RunningDatabase } from '../../src/database/embedded-postgres';
+import { removeOrphanClusters, type RunningDatabase } from '../../src/database/embedded-postgres';
 import { ADMIN_URL_ENV, RUN_PREFIX_ENV, SERVER_URL_ENV } from './database';
 
 export default async function globalTeardown(): Promise<void> {
@@ -21,5 +21,8 @@ export default async function globalTeardown(): Promise<void> {
     await embedded.db.stop();
     await rm(embedded.dataDir, { recursive: true, force: true });
   }
+  // As root, clusters of DATA_DIRs the postgres user could not reach live outside them: those of
+  // every folder deleted by now (this run's test services, earlier killed runs) go too.
+  await removeOrphanClusters();
   if (process.env[SERVER_URL_ENV]) process.env.DATABASE_URL = process.env[SERVER_URL_ENV];
 }

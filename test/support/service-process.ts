@@ -55,7 +55,7 @@ export class ServiceProcess {
   private constructor(
     readonly child: ChildProcess,
     readonly url: string,
-    private readonly dataDir: string,
+    readonly dataDir: string,
   ) {
     child.stdout?.on('data', (d: Buffer) => (this.output += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (this.output += d.toString()));

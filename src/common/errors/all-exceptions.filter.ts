@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logge
 import { STATUS_CODES } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { QueryFailedError } from 'typeorm';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from './database-unavailable';
 import { errorBody, FieldError } from './error-body';
 import { ValidationFailedException } from './validation-failed.exception';
 
@@ -9,6 +10,8 @@ interface Mapped {
   status: number;
   message: string;
   errors?: FieldError[];
+  /** Seconds, sent as Retry-After. */
+  retryAfter?: number;
 }
 
 /** PostgreSQL error codes that are the caller's fault, not ours. */
@@ -41,6 +44,10 @@ export function mapException(exception: unknown): Mapped {
     }
     if (status === 404) message = message.replace(ROUTE_NOT_FOUND, 'Cannot $1 $2');
     return { status, message: status >= 500 ? serverMessage(status) : message };
+  }
+  // Before any other mapping: a lost connection may surface wrapped (QueryFailedError) or raw.
+  if (isDatabaseUnavailable(exception)) {
+    return { status: 503, message: 'Database unavailable', retryAfter: DATABASE_RETRY_AFTER_SECONDS };
   }
   if (exception instanceof QueryFailedError) {
     const code = (exception.driverError as { code?: string } | undefined)?.code;
@@ -102,7 +109,11 @@ export function sendError(
   logger: { error(message: unknown, ...rest: unknown[]): void },
 ): void {
   const mapped = mapException(exception);
-  if (mapped.status >= 500) {
+  if (mapped.retryAfter !== undefined) {
+    // Expected while the database is away: one line, without the stack of every request.
+    logger.error({ requestId: request.id, reason: String((exception as Error)?.message) }, mapped.message);
+    void reply.header('Retry-After', String(mapped.retryAfter));
+  } else if (mapped.status >= 500) {
     // The cause goes to the log only; the caller gets the generic body (never a stack or SQL).
     logger.error({ err: exception, requestId: request.id }, 'unhandled error');
   }
