@@ -77,6 +77,12 @@ describe('validateEnvironment (contract section 1: bad configuration)', () => {
     ['USER_CACHE_TTL_MS', '60001', 'must not be greater than 60000'],
     ['SHUTDOWN_GRACE_MS', 'x', 'must be an integer'],
     ['SHUTDOWN_GRACE_MS', '600001', 'must not be greater than 600000'],
+    ['REQUEST_TIMEOUT_MS', '99', 'must not be less than 100'],
+    ['REQUEST_TIMEOUT_MS', '30s', 'must be an integer'],
+    ['REQUEST_TIMEOUT_MS', '600001', 'must not be greater than 600000'],
+    ['BODY_BUFFER_BUDGET_MB', '0', 'must not be less than 1'],
+    ['BODY_BUFFER_BUDGET_MB', '1.5', 'must be an integer'],
+    ['BODY_BUFFER_BUDGET_MB', '65537', 'must not be greater than 65536'],
   ])('%s=%j: "%s"', (name, value, expected) => {
     const message = problem({ [name]: value });
     expect(message).toContain(`Invalid environment variable ${name}: ${expected}`);
@@ -114,6 +120,8 @@ describe('validateEnvironment (contract section 1: bad configuration)', () => {
     ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'true', true],
     ['WEBHOOK_TIMEOUT_MS', '100', 100],
     ['USER_CACHE_TTL_MS', '0', 0],
+    ['REQUEST_TIMEOUT_MS', '100', 100],
+    ['BODY_BUFFER_BUDGET_MB', '1', 1],
     ['DATABASE_URL', 'postgresql://u:p@db:5432/app', 'postgresql://u:p@db:5432/app'],
     ['DATABASE_URL', 'postgres://u:p%40ss@[::1]:5432/app', 'postgres://u:p%40ss@[::1]:5432/app'],
     ['DATABASE_URL', 'postgres://db/app', 'postgres://db/app'],
