@@ -1,4 +1,6 @@
-import { jsonNestedDeeperThan } from './json-depth';
+import { jsonNestedDeeperThan as deeperThan } from './json-depth';
+
+const jsonNestedDeeperThan = (text: string, maxDepth: number) => deeperThan(Buffer.from(text), maxDepth);
 
 const nested = (depth: number, open = '[', close = ']', inner = '1') =>
   open.repeat(depth) + inner + close.repeat(depth);
@@ -32,6 +34,11 @@ describe('jsonNestedDeeperThan', () => {
     const text = JSON.stringify({ a: '['.repeat(100), b: '\\"[[[[', c: ['"{{{{'] });
     expect(jsonNestedDeeperThan(text, 2)).toBe(false);
     expect(jsonNestedDeeperThan(`[${JSON.stringify('x\\')}, [[1]]]`, 2)).toBe(true);
+  });
+
+  it('reads UTF-8 text: multi-byte characters are never brackets or quotes', () => {
+    expect(jsonNestedDeeperThan(JSON.stringify(['ü€😀"[', ['ß']]), 2)).toBe(false);
+    expect(jsonNestedDeeperThan(JSON.stringify([['ü€😀"[', ['ß']]]), 2)).toBe(true);
   });
 
   it('stops early on a very deep body', () => {

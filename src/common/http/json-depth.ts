@@ -6,15 +6,16 @@ const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
 
 /**
- * Whether JSON text nests arrays and objects more than `maxDepth` levels deep (the top-level value
- * is level 1), read from the text before it is parsed, brackets inside strings not counted. Text
- * that is not JSON gets an answer too; the parser refuses it afterwards.
+ * Whether a JSON body nests arrays and objects more than `maxDepth` levels deep (the top-level value
+ * is level 1), read from its UTF-8 bytes before it is parsed, brackets inside strings not counted
+ * (no byte of a multi-byte character is below 0x80). A body that is not JSON gets an answer too;
+ * the parser refuses it afterwards.
  */
-export function jsonNestedDeeperThan(text: string, maxDepth: number): boolean {
+export function jsonNestedDeeperThan(body: Uint8Array, maxDepth: number): boolean {
   let depth = 0;
   let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
     if (inString) {
       if (c === BACKSLASH) i++;
       else if (c === QUOTE) inString = false;

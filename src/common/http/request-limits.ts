@@ -1,4 +1,5 @@
 import { BadRequestException, ServiceUnavailableException } from '@nestjs/common';
+import type { FastifyBodyParser, RawServerBase } from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import { sendError } from '../errors/all-exceptions.filter';
 import { BodyBudget, bodyReservation } from './body-budget';
@@ -32,9 +33,24 @@ export function slowClientOptions(requestTimeoutMs: number) {
 }
 
 /**
+ * The JSON body parser behind a nesting limit checked on the raw body (contract section 8, deep
+ * JSON): deep nesting parses fine but overflows the stack of the recursive validation that follows.
+ */
+export function withJsonDepthLimit<S extends RawServerBase>(
+  parse: FastifyBodyParser<Buffer, S>,
+): FastifyBodyParser<Buffer, S> {
+  return function (this: unknown, request, body, done) {
+    if (jsonNestedDeeperThan(body, MAX_JSON_DEPTH)) {
+      return done(new BadRequestException(`JSON nested more than ${MAX_JSON_DEPTH} levels deep`), undefined);
+    }
+    return parse.call(this as never, request, body, done);
+  };
+}
+
+/**
  * Contract section 8 for request bodies: a budget on the bytes of bodies being read at once (past
- * it a new body is 503 at once), a lingering close for connections answered before their body
- * arrived (so a 413 is not lost to a TCP reset), and a nesting limit checked on the JSON text.
+ * it a new body is 503 at once), and a lingering close for connections answered before their body
+ * arrived (so a 413 is not lost to a TCP reset).
  */
 export function applyRequestLimits(
   fastify: FastifyInstance,
@@ -58,20 +74,5 @@ export function applyRequestLimits(
   fastify.addHook('onSend', (request, _reply, payload, done) => {
     if (!request.raw.complete) lingerBeforeClose(request.raw);
     done(null, payload);
-  });
-
-  // Fastify's own JSON parser (prototype-poisoning checks included), behind a depth check: deep
-  // nesting parses fine but overflows the stack of the recursive validation that follows.
-  const parseJson = fastify.getDefaultJsonParser(
-    fastify.initialConfig.onProtoPoisoning ?? 'error',
-    fastify.initialConfig.onConstructorPoisoning ?? 'error',
-  );
-  fastify.removeContentTypeParser('application/json');
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body as string;
-    if (jsonNestedDeeperThan(text, MAX_JSON_DEPTH)) {
-      return done(new BadRequestException(`JSON nested more than ${MAX_JSON_DEPTH} levels deep`), undefined);
-    }
-    return parseJson(request, text, done);
   });
 }
