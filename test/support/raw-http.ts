@@ -54,10 +54,17 @@ export class RawConnection {
     });
   }
 
-  static open(url: string): Promise<RawConnection> {
+  /**
+   * `uploading`: the client goes on writing after the server's FIN (as an uploading HTTP client
+   * does) and ends its side only when told (end()); otherwise Node ends it on the server's FIN.
+   */
+  static open(url: string, options: { uploading?: boolean } = {}): Promise<RawConnection> {
     const { hostname, port } = new URL(url);
     return new Promise((resolve, reject) => {
-      const socket = net.connect(Number(port), hostname, () => resolve(new RawConnection(socket)));
+      const socket = net.connect(
+        { port: Number(port), host: hostname, allowHalfOpen: options.uploading ?? false },
+        () => resolve(new RawConnection(socket)),
+      );
       socket.once('error', reject);
     });
   }
@@ -81,6 +88,11 @@ export class RawConnection {
       if (parsed || this.socket.destroyed) return parsed;
       await new Promise<void>((resolve) => this.waiters.push(resolve));
     }
+  }
+
+  /** Ends the client's side of the connection (a FIN) after what was written. */
+  end(): void {
+    this.socket.end();
   }
 
   destroy(): void {
