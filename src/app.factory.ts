@@ -12,6 +12,7 @@ import { AppModule } from './app.module';
 import { sendError } from './common/errors/all-exceptions.filter';
 import { HAL_CONTENT_TYPE } from './common/hal/hal';
 import { serializeJson } from './common/http/json-serializer';
+import { applyRequestLimits, slowClientOptions } from './common/http/request-limits';
 import { ServiceFastifyAdapter } from './common/http/service-fastify.adapter';
 import { JsonLogger } from './common/logging/logger';
 import { lazyChildLoggerFactory } from './common/logging/lazy-child-logger';
@@ -122,6 +123,7 @@ export async function createApp(
     loggerInstance: logger,
     childLoggerFactory: lazyChildLoggerFactory,
     bodyLimit: BODY_LIMIT_BYTES,
+    ...slowClientOptions(config.http.requestTimeoutMs),
     genReqId: requestIdFor,
     trustProxy: config.app.trustProxy,
     // The 503 of a closing server is ours (stopAcceptingRequests): the contract's body and headers.
@@ -157,7 +159,12 @@ export async function createApp(
     );
   }
   setupOpenApi(app, config.app.version);
-  applyWireConventions(app.getHttpAdapter().getInstance() as unknown as FastifyInstance, logger);
+  const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  applyWireConventions(fastify, logger);
+  applyRequestLimits(fastify, {
+    bodyLimitBytes: BODY_LIMIT_BYTES,
+    bodyBufferBudgetBytes: config.http.bodyBufferBudgetBytes,
+  });
   Logger.flush();
   return app;
 }

@@ -35,6 +35,7 @@ describe('loadConfig (contract section 1)', () => {
       shutdownGraceMs: 10_000,
     });
     expect(config.app.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(config.http).toEqual({ requestTimeoutMs: 30_000, bodyBufferBudgetBytes: 64 * 1024 * 1024 });
     expect(config.database).toEqual({ url: undefined, migrateOnStart: true, poolSize: 10 });
     expect(config.redis).toEqual({ url: undefined });
     expect(config.auth).toMatchObject({
@@ -70,6 +71,8 @@ describe('loadConfig (contract section 1)', () => {
       LOG_LEVEL: 'warn',
       TRUST_PROXY: 'true',
       SHUTDOWN_GRACE_MS: '500',
+      REQUEST_TIMEOUT_MS: '2000',
+      BODY_BUFFER_BUDGET_MB: '8',
       DATABASE_URL: 'postgres://u@db/app',
       DB_MIGRATE_ON_START: 'false',
       DB_POOL_SIZE: '3',
@@ -94,6 +97,7 @@ describe('loadConfig (contract section 1)', () => {
       trustProxy: true,
       shutdownGraceMs: 500,
     });
+    expect(config.http).toEqual({ requestTimeoutMs: 2000, bodyBufferBudgetBytes: 8 * 1024 * 1024 });
     expect(config.database).toEqual({ url: 'postgres://u@db/app', migrateOnStart: false, poolSize: 3 });
     expect(config.redis.url).toBe('redis://cache:6379');
     expect(config.auth.userCacheTtlMs).toBe(0);

@@ -15,6 +15,8 @@ export interface AppConfig {
     version: string;
     shutdownGraceMs: number;
   };
+  /** Contract section 8: slow clients and the memory held by request bodies being read. */
+  http: { requestTimeoutMs: number; bodyBufferBudgetBytes: number };
   database: { url: string | undefined; migrateOnStart: boolean; poolSize: number };
   redis: { url: string | undefined };
   auth: {
@@ -159,6 +161,10 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Loaded
         trustProxy: vars.TRUST_PROXY ?? false,
         version: packageVersion(),
         shutdownGraceMs: vars.SHUTDOWN_GRACE_MS ?? 10_000,
+      },
+      http: {
+        requestTimeoutMs: vars.REQUEST_TIMEOUT_MS ?? 30_000,
+        bodyBufferBudgetBytes: (vars.BODY_BUFFER_BUDGET_MB ?? 64) * 1024 * 1024,
       },
       database: {
         url: vars.DATABASE_URL,

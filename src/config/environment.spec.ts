@@ -110,6 +110,12 @@ describe('validateEnvironment (contract section 1: bad configuration)', () => {
     ['RETENTION_DAYS', '3651', 'must not be greater than 3650'],
     ['METRICS_TOKEN', 'short-token', 'must be at least 16 characters'],
     ['METRICS_TOKEN', 'scraper token with spaces', 'must be made of the characters of a bearer token'],
+    ['REQUEST_TIMEOUT_MS', '99', 'must not be less than 100'],
+    ['REQUEST_TIMEOUT_MS', '30s', 'must be an integer'],
+    ['REQUEST_TIMEOUT_MS', '600001', 'must not be greater than 600000'],
+    ['BODY_BUFFER_BUDGET_MB', '0', 'must not be less than 1'],
+    ['BODY_BUFFER_BUDGET_MB', '1.5', 'must be an integer'],
+    ['BODY_BUFFER_BUDGET_MB', '65537', 'must not be greater than 65536'],
   ])('%s=%j: "%s"', (name, value, expected) => {
     const message = problem({ [name]: value });
     expect(message).toContain(`Invalid environment variable ${name}: ${expected}`);
@@ -154,6 +160,8 @@ describe('validateEnvironment (contract section 1: bad configuration)', () => {
     ['RETENTION_DAYS', '1', 1],
     ['RETENTION_DAYS', '3650', 3650],
     ['METRICS_TOKEN', 'scrape-Token_0123456789~+/=', 'scrape-Token_0123456789~+/='],
+    ['REQUEST_TIMEOUT_MS', '100', 100],
+    ['BODY_BUFFER_BUDGET_MB', '1', 1],
     ['DATABASE_URL', 'postgresql://u:p@db:5432/app', 'postgresql://u:p@db:5432/app'],
     ['DATABASE_URL', 'postgres://u:p%40ss@[::1]:5432/app', 'postgres://u:p%40ss@[::1]:5432/app'],
     ['DATABASE_URL', 'postgres://db/app', 'postgres://db/app'],

@@ -126,6 +126,8 @@ export class EnvironmentVariables {
   @IsOptional() @IsString() @Matches(/\S/, NOT_BLANK) HOST?: string;
   @IsOptional() @IsString() @Matches(/\S/, NOT_BLANK) DATA_DIR?: string;
   @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL?: string;
+  @IsOptional() @Transform(toInt) @IsInt(INT) @Min(100) @Max(600000) REQUEST_TIMEOUT_MS?: number;
+  @IsOptional() @Transform(toInt) @IsInt(INT) @Min(1) @Max(65536) BODY_BUFFER_BUDGET_MB?: number;
 
   @IsOptional()
   @IsConnectionUrl({
@@ -202,6 +204,8 @@ class EnvironmentVariablesKeys implements Record<keyof EnvironmentVariables, tru
   HOST = true as const;
   DATA_DIR = true as const;
   LOG_LEVEL = true as const;
+  REQUEST_TIMEOUT_MS = true as const;
+  BODY_BUFFER_BUDGET_MB = true as const;
   DATABASE_URL = true as const;
   DB_MIGRATE_ON_START = true as const;
   DB_POOL_SIZE = true as const;

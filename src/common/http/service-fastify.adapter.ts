@@ -1,7 +1,9 @@
 import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { withJsonDepthLimit } from './request-limits';
 
 /**
- * Nest's Fastify adapter, except that Nest's own Fastify error handler is not installed.
+ * Nest's Fastify adapter, except that Nest's own Fastify error handler is not installed, and that
+ * the JSON body parser Nest registers refuses deep nesting first (withJsonDepthLimit).
  *
  * At init Nest replaces whatever error handler is set with one that turns Fastify's errors (body
  * too large, malformed JSON, wrong media type, bad URL) into bare HttpExceptions, dropping their
@@ -12,5 +14,12 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 export class ServiceFastifyAdapter extends FastifyAdapter {
   override setErrorHandler(): ReturnType<FastifyAdapter['setErrorHandler']> {
     return this.getInstance() as unknown as ReturnType<FastifyAdapter['setErrorHandler']>;
+  }
+
+  override useBodyParser(
+    ...[type, rawBody, options, parser]: Parameters<FastifyAdapter['useBodyParser']>
+  ): void {
+    const json = type === 'application/json' && parser !== undefined;
+    super.useBodyParser(type, rawBody, options, json ? withJsonDepthLimit(parser) : parser);
   }
 }
