@@ -3,6 +3,7 @@ import { CreateSubscriptions1763700100000 } from './1763700100000-CreateSubscrip
 import { CreateDispatcher1763700200000 } from './1763700200000-CreateDispatcher';
 import { NotifySubscriptionsGone1763700300000 } from './1763700300000-NotifySubscriptionsGone';
 import { WebhookJobsRoomForLeases1763700400000 } from './1763700400000-WebhookJobsRoomForLeases';
+import { SubscriptionMoveClearsItsHistory1764200000000 } from './1764200000000-SubscriptionMoveClearsItsHistory';
 
 /** Every migration, in order. `npm run migration:generate` writes a file here: add its class below. */
 export const migrations = [
@@ -11,4 +12,5 @@ export const migrations = [
   CreateDispatcher1763700200000,
   NotifySubscriptionsGone1763700300000,
   WebhookJobsRoomForLeases1763700400000,
+  SubscriptionMoveClearsItsHistory1764200000000,
 ];

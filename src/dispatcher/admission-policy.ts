@@ -41,8 +41,8 @@ class Tally<K> {
  * - A host: a generous ceiling (all but a sixteenth of the slots), so one host's many subscriptions
  *   do not take every slot, yet a hanging path leaves room for the other paths.
  * - A tenant: never more than all but a sixteenth of the slots (that reserve is what another tenant
- *   starts in at once), and its fair share (slots / tenants holding work here) while others wait;
- *   above its share it borrows only idle slots beyond the reserve.
+ *   starts in at once), and its fair share (slots / tenants holding work here); above its share it
+ *   borrows only idle slots beyond the reserve, and only while no tenant below its share waits.
  * Held (in flight + claimed ahead) may reach twice the in-flight cap, except for subscriptions that
  * are unresponsive or whose claimed-ahead jobs waited too long (`noteSlowQueue`).
  */
@@ -83,9 +83,17 @@ export class AdmissionPolicy {
     if (this.count(this.hosts.inFlight, job.host) >= this.hostLimit) return false;
     const tenantInFlight = this.count(this.tenants.inFlight, job.tenant);
     if (tenantInFlight >= this.concurrency - this.reserve) return false;
-    return (
-      tenantInFlight < this.tenantShare(job.tenant) || this.concurrency - this.inFlightTotal > this.reserve
-    );
+    if (tenantInFlight < this.tenantShare(job.tenant)) return true;
+    return this.concurrency - this.inFlightTotal > this.reserve && !this.othersWaiting(job.tenant);
+  }
+
+  /** Whether another tenant below its share has jobs waiting for a slot here. */
+  private othersWaiting(tenant: string): boolean {
+    for (const [other, held] of this.tenants.held) {
+      const inFlight = this.count(this.tenants.inFlight, other);
+      if (other !== tenant && held > inFlight && inFlight < this.tenantShare(other)) return true;
+    }
+    return false;
   }
 
   /** Fair share of the slots for `tenant`: slots less the reserve, over the tenants holding work. */

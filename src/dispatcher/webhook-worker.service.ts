@@ -6,13 +6,12 @@ import type { AppConfig } from '../config/configuration';
 import { AdmissionPolicy } from './admission-policy';
 import { ClaimedJobsQueue } from './claimed-jobs.queue';
 import { CompletionWriter } from './completion-writer';
+import { InFlightDeliveries } from './in-flight-deliveries';
 import { NotificationListener } from './notification-listener';
 import { WebhookJobsRepository } from './webhook-jobs.repository';
 import type { ClaimedJob } from './webhook-jobs.repository';
 import { WebhookSender } from './webhook-sender.service';
-
-export { GONE_CHANNEL } from './notification-listener';
-export { JOBS_CHANNEL } from './webhook-jobs.repository';
+import { WorkerSettings, workerSettings } from './worker-settings';
 
 /** Most jobs taken by one claim query. */
 const MAX_CLAIM_BATCH = 100;
@@ -41,18 +40,10 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('WebhookWorker');
   readonly instanceId = `${hostname().slice(0, 40)}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private state: WorkerState = 'STARTING';
+  private readonly settings: WorkerSettings;
   private readonly policy: AdmissionPolicy;
   private readonly queue: ClaimedJobsQueue;
-  /** Jobs leased here at once, in flight or queued. */
-  private readonly capacity: number;
-  /** A claim waits until this much room is free, unless slots are idle: fewer, fuller claims. */
-  private readonly minClaim: number;
-  /** ≤ WEBHOOK_TIMEOUT_MS + 5 s; with the sweep period (≤ 5 s) a crashed instance's jobs are retried
-   * within WEBHOOK_TIMEOUT_MS + 10 s of another instance running (contract section 6). */
-  readonly leaseMs: number;
-  private readonly sweepMs: number;
-  private readonly graceMs: number;
-  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly inFlight: InFlightDeliveries;
   /** Another claim is wanted once the running one ends. */
   private claimWanted = false;
   /** Due jobs may be waiting that the last claim did not take (batch full, owners at their cap). */
@@ -67,23 +58,19 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     private readonly jobs: WebhookJobsRepository,
     private readonly sender: WebhookSender,
-    private readonly completions: CompletionWriter,
+    completions: CompletionWriter,
     private readonly notifications: NotificationListener,
     config: ConfigService<AppConfig, true>,
   ) {
-    const webhook = config.getOrThrow('webhook', { infer: true });
-    this.policy = new AdmissionPolicy(
-      webhook.concurrency,
-      Math.max(60_000, 2 * webhook.timeoutMs),
-      NO_PREFETCH_FOR_MS,
-    );
+    this.settings = workerSettings(config);
+    const { concurrency, unresponsiveForMs } = this.settings;
+    this.policy = new AdmissionPolicy(concurrency, unresponsiveForMs, NO_PREFETCH_FOR_MS);
     this.queue = new ClaimedJobsQueue(this.policy);
-    this.capacity = 2 * webhook.concurrency;
-    this.minClaim = this.policy.subscriptionLimit;
-    const margin = Math.min(5000, Math.max(2000, webhook.timeoutMs));
-    this.leaseMs = webhook.timeoutMs + margin;
-    this.sweepMs = Math.min(5000, Math.max(250, Math.floor(webhook.timeoutMs / 2)));
-    this.graceMs = config.getOrThrow('app', { infer: true }).shutdownGraceMs;
+    this.inFlight = new InFlightDeliveries(sender, completions, this.policy);
+  }
+
+  get leaseMs(): number {
+    return this.settings.leaseMs;
   }
 
   /** In-flight cap of one subscription (one receiver URL): a quarter of the slots, rounded up. */
@@ -101,7 +88,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       this.drain(); // also hands back queued jobs that waited too long
       this.backlog = true;
       this.wake();
-    }, this.sweepMs);
+    }, this.settings.sweepMs);
     this.sweepTimer.unref();
     await this.notifications.start({
       jobsWaiting: () => {
@@ -135,9 +122,9 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** How many more jobs a claim may take now: 0 while the room is too small to be worth a claim. */
   private roomToClaim(): number {
-    const room = this.capacity - this.inFlight.size - this.queue.length;
+    const room = this.settings.capacity - this.inFlight.size - this.queue.length;
     const idleSlots = this.inFlight.size < this.policy.concurrency && this.queue.length === 0;
-    return room >= this.minClaim || (idleSlots && room > 0) ? room : 0;
+    return room >= this.policy.subscriptionLimit || (idleSlots && room > 0) ? room : 0;
   }
 
   private async claimLoop(): Promise<void> {
@@ -156,7 +143,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       try {
         const limits = this.policy.claimLimits(Date.now());
         claimed = await this.jobs.claimDue({
-          leaseMs: this.leaseMs,
+          leaseMs: this.settings.leaseMs,
           instanceId: this.instanceId,
           limits,
           wanted,
@@ -169,7 +156,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       this.claimFailures = 0;
       // A job whose lease ran out while it ran here (a stalled process, records not written for that
       // long) is running or done: never sent again from this instance.
-      const fresh = claimed.jobs.filter((job) => !this.inFlight.has(job.id) && !this.completions.has(job.id));
+      const fresh = claimed.jobs.filter((job) => !this.inFlight.has(job.id));
       this.queue.push(fresh, sendBy);
       // Read before a subscription went meanwhile: drop its jobs before any starts.
       if (this.goneEpoch !== epoch && fresh.length > 0) await this.dropGone();
@@ -194,11 +181,17 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     }, CLAIM_RETRY_DELAY_MS);
   }
 
+  /** A delivery finished: its slot goes to the next queued job, or to a claim. */
+  private readonly onFinished = () => {
+    this.drain();
+    if (this.backlog && this.roomToClaim() > 0) this.wake();
+  };
+
   /** Starts queued jobs the policy admits, oldest first; hands back those that waited too long. */
   private drain(): void {
     if (this.state === 'STARTING' || this.state === 'DRAINING' || this.state === 'STOPPED') return;
     const { start, expired } = this.queue.take(performance.now(), Date.now());
-    for (const job of start) this.start(job);
+    for (const job of start) this.inFlight.start(job, this.onFinished);
     if (expired.length > 0) void this.releaseUnsent(expired);
   }
 
@@ -220,38 +213,14 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async releaseUnsent(jobs: ClaimedJob[]): Promise<void> {
     try {
-      await this.jobs.releaseUnsent(
-        jobs.map((job) => job.id),
-        this.instanceId,
-      );
+      const ids = jobs.map((job) => job.id);
+      await this.jobs.releaseUnsent(ids, this.instanceId);
     } catch (error) {
       // Their leases run out instead; then they are claimed again.
       this.logger.error({ err: error, count: jobs.length }, 'handing back queued webhook jobs failed');
     }
     this.backlog = true;
     this.wake();
-  }
-
-  /** Runs one delivery; the policy counts it as started already (ClaimedJobsQueue.take). */
-  private start(job: ClaimedJob): void {
-    let answered: boolean | undefined;
-    const run = async () => {
-      const result = await this.sender.send(job);
-      // Interrupted by shutdown before any answer: no record; released at shutdown for another attempt.
-      if ('interrupted' in result) return;
-      answered = result.httpStatusCode !== null;
-      const { id: jobId, eventId, subscriptionId, eventType, tenant } = job;
-      this.completions.add({ jobId, eventId, subscriptionId, eventType, tenant, ...result });
-    };
-    const task = run()
-      .catch((error: unknown) => this.logger.error({ err: error, jobId: job.id }, 'webhook delivery crashed'))
-      .finally(() => {
-        this.inFlight.delete(job.id);
-        this.policy.finished(job, answered, Date.now());
-        this.drain();
-        if (this.backlog && this.roomToClaim() > 0) this.wake();
-      });
-    this.inFlight.set(job.id, task);
   }
 
   /**
@@ -273,18 +242,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async drainAndRelease(): Promise<void> {
     await this.claiming;
-    if (this.inFlight.size > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled(this.inFlight.values()),
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, this.graceMs))),
-      ]);
-      clearTimeout(timer);
-    }
-    const cutOff = this.inFlight.size;
-    this.sender.interruptAll();
-    await Promise.allSettled(this.inFlight.values());
-    await this.completions.flush(2);
+    const cutOff = await this.inFlight.finish(this.settings.graceMs);
     // Queued jobs were never started: the release below hands them back with the rest.
     this.queue.dropWhere(() => true);
     try {
