@@ -134,6 +134,7 @@ describe('AdmissionPolicy', () => {
       fresh: 14,
     });
     expect(limits.tenants).toEqual({ saturated: [], limited: ['a'], room: [7], fresh: 12 });
+    expect([policy.tenantRoom(7), policy.tenantRoom(8)]).toEqual([true, false]);
   });
 
   it('claims nothing ahead for an unresponsive subscription or one whose queued jobs waited too long', () => {

@@ -128,6 +128,12 @@ export class AdmissionPolicy {
     else if (answered === false) this.unresponsive.set(job.subscriptionId, now + this.unresponsiveForMs);
   }
 
+  /** Whether some tenant holding work here may take `atLeast` more jobs. */
+  tenantRoom(atLeast: number): boolean {
+    for (const held of this.tenants.held.values()) if (this.tenantHeldLimit - held >= atLeast) return true;
+    return false;
+  }
+
   /** Claimed-ahead jobs of the subscription waited too long for a slot: claim none ahead for a while. */
   noteSlowQueue(job: AdmissionKey, now: number): void {
     this.noPrefetch.set(job.subscriptionId, now + this.noPrefetchForMs);

@@ -87,7 +87,6 @@ export class CompletionWriter {
   private async write(batch: Completion[]): Promise<void> {
     const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
     const client = await pool.connect();
-    let broken: unknown;
     try {
       await client.query('BEGIN');
       // Records first: until they can be written, the jobs stay unlocked, so their leases can run out.
@@ -97,13 +96,11 @@ export class CompletionWriter {
         batch.map((c) => c.jobId),
       );
       await client.query('COMMIT');
+      client.release();
     } catch (error) {
-      broken = error;
-      await client.query('ROLLBACK').catch((rollbackError: unknown) => (broken = rollbackError));
+      // Not given back to the pool: it may be mid-transaction, or dead (an outage).
+      client.release(error instanceof Error ? error : new Error(String(error)));
       throw error;
-    } finally {
-      // A connection that failed mid-transaction is not given back to the pool.
-      client.release(broken instanceof Error && !('code' in broken) ? broken : undefined);
     }
   }
 }

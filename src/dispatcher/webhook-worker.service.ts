@@ -48,6 +48,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private claimWanted = false;
   /** Due jobs may be waiting that the last claim did not take (batch full, owners at their cap). */
   private backlog = true;
+  /** Jobs may have been published or handed back since the last claim began. */
+  private fresh = true;
   /** Counts subscriptions-gone notifications, so a claim that raced one checks its jobs too. */
   private goneEpoch = 0;
   private claimFailures = 0;
@@ -103,15 +105,21 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.wake(); // jobs left by an earlier run, released at shutdown or whose lease ran out
   }
 
-  /** Asks for a claim soon; claims never overlap within an instance, nor run while PAUSED. */
+  /** Jobs were published or handed back: claim soon. */
   wake(): void {
+    this.fresh = true;
+    this.claimSoon();
+  }
+
+  /** Asks for a claim soon; claims never overlap within an instance, nor run while PAUSED. */
+  private claimSoon(): void {
     this.claimWanted = true;
     if (this.state !== 'WAITING') return;
     this.enter('CLAIMING', ['WAITING']);
     this.claiming = this.claimLoop().finally(() => {
       this.claiming = undefined;
       if (this.state === 'CLAIMING') this.enter('WAITING', ['CLAIMING']);
-      if (this.claimWanted && this.roomToClaim() > 0) this.wake();
+      if (this.claimWanted && this.roomToClaim() > 0) this.claimSoon();
     });
   }
 
@@ -124,7 +132,9 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private roomToClaim(): number {
     const room = this.settings.capacity - this.inFlight.size - this.queue.length;
     const idleSlots = this.inFlight.size < this.policy.concurrency && this.queue.length === 0;
-    return room >= this.policy.subscriptionLimit || (idleSlots && room > 0) ? room : 0;
+    if (room < this.policy.subscriptionLimit && !(idleSlots && room > 0)) return 0;
+    // Every tenant here at its cap, and nothing new: a claim could only look for others' jobs in vain.
+    return this.fresh || this.policy.tenantRoom(this.policy.subscriptionLimit) ? room : 0;
   }
 
   private async claimLoop(): Promise<void> {
@@ -140,6 +150,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       // Measured before the lease is taken, so the local deadline is never later than the lease allows.
       const sendBy = performance.now() + ClaimedJobsQueue.MAX_WAIT_MS;
       let claimed: Awaited<ReturnType<WebhookJobsRepository['claimDue']>>;
+      this.fresh = false; // this claim sees everything committed so far
       try {
         const limits = this.policy.claimLimits(Date.now());
         claimed = await this.jobs.claimDue({
@@ -156,10 +167,10 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       this.claimFailures = 0;
       // A job whose lease ran out while it ran here (a stalled process, records not written for that
       // long) is running or done: never sent again from this instance.
-      const fresh = claimed.jobs.filter((job) => !this.inFlight.has(job.id));
-      this.queue.push(fresh, sendBy);
+      const unseen = claimed.jobs.filter((job) => !this.inFlight.has(job.id));
+      this.queue.push(unseen, sendBy);
       // Read before a subscription went meanwhile: drop its jobs before any starts.
-      if (this.goneEpoch !== epoch && fresh.length > 0) await this.dropGone();
+      if (this.goneEpoch !== epoch && unseen.length > 0) await this.dropGone();
       this.drain();
       // Some owner ran out of room within the window: claim again, skipping it, to reach the others.
       const more = claimed.jobs.length === wanted || claimed.candidates > claimed.jobs.length;
@@ -184,7 +195,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /** A delivery finished: its slot goes to the next queued job, or to a claim. */
   private readonly onFinished = () => {
     this.drain();
-    if (this.backlog && this.roomToClaim() > 0) this.wake();
+    if (this.backlog && this.roomToClaim() > 0) this.claimSoon();
   };
 
   /** Starts queued jobs the policy admits, oldest first; hands back those that waited too long. */
