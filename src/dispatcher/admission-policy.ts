@@ -69,7 +69,8 @@ export class AdmissionPolicy {
     this.subscriptionLimit = Math.max(1, Math.ceil(concurrency / 4));
     this.reserve = Math.max(1, Math.ceil(concurrency / 16));
     this.hostLimit = Math.max(this.subscriptionLimit, concurrency - this.reserve);
-    this.tenantHeldLimit = concurrency + Math.ceil(concurrency / 2);
+    // Claimed ahead too, but a claim's worth of the worker's capacity (2 × slots) stays for the others.
+    this.tenantHeldLimit = 2 * concurrency - this.subscriptionLimit;
   }
 
   /** Whether `job` may start now: a free slot, and its subscription, host and tenant have room. */
@@ -128,10 +129,11 @@ export class AdmissionPolicy {
     else if (answered === false) this.unresponsive.set(job.subscriptionId, now + this.unresponsiveForMs);
   }
 
-  /** Whether some tenant holding work here may take `atLeast` more jobs. */
-  tenantRoom(atLeast: number): boolean {
-    for (const held of this.tenants.held.values()) if (this.tenantHeldLimit - held >= atLeast) return true;
-    return false;
+  /** The most jobs one tenant holding work here may still take (0 when none holds any). */
+  tenantRoom(): number {
+    let most = 0;
+    for (const held of this.tenants.held.values()) most = Math.max(most, this.tenantHeldLimit - held);
+    return most;
   }
 
   /** Claimed-ahead jobs of the subscription waited too long for a slot: claim none ahead for a while. */

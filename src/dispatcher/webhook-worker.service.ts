@@ -134,7 +134,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const idleSlots = this.inFlight.size < this.policy.concurrency && this.queue.length === 0;
     if (room < this.policy.subscriptionLimit && !(idleSlots && room > 0)) return 0;
     // Every tenant here at its cap, and nothing new: a claim could only look for others' jobs in vain.
-    return this.fresh || this.policy.tenantRoom(this.policy.subscriptionLimit) ? room : 0;
+    return this.fresh || this.policy.tenantRoom() >= this.policy.subscriptionLimit ? room : 0;
   }
 
   private async claimLoop(): Promise<void> {
@@ -145,7 +145,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
         this.backlog = true; // a finishing delivery claims again
         return;
       }
-      const wanted = Math.min(room, MAX_CLAIM_BATCH);
+      // Without news only the tenants here can gain: a bigger window would lock rows it cannot take.
+      const wanted = Math.min(room, MAX_CLAIM_BATCH, this.fresh ? room : this.policy.tenantRoom());
       const epoch = this.goneEpoch;
       // Measured before the lease is taken, so the local deadline is never later than the lease allows.
       const sendBy = performance.now() + ClaimedJobsQueue.MAX_WAIT_MS;
