@@ -4,6 +4,7 @@ import { CreateDispatcher1763700200000 } from './1763700200000-CreateDispatcher'
 import { NotifySubscriptionsGone1763700300000 } from './1763700300000-NotifySubscriptionsGone';
 import { WebhookJobsRoomForLeases1763700400000 } from './1763700400000-WebhookJobsRoomForLeases';
 import { UserTokenVersion1764100000000 } from './1764100000000-UserTokenVersion';
+import { SubscriptionMoveClearsItsHistory1764200000000 } from './1764200000000-SubscriptionMoveClearsItsHistory';
 import { WebhookJobsQueueVacuum1764300000000 } from './1764300000000-WebhookJobsQueueVacuum';
 import { RetentionIndexes1764300100000 } from './1764300100000-RetentionIndexes';
 
@@ -15,6 +16,7 @@ export const migrations = [
   NotifySubscriptionsGone1763700300000,
   WebhookJobsRoomForLeases1763700400000,
   UserTokenVersion1764100000000,
+  SubscriptionMoveClearsItsHistory1764200000000,
   WebhookJobsQueueVacuum1764300000000,
   RetentionIndexes1764300100000,
 ];

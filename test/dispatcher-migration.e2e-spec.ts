@@ -6,23 +6,15 @@ import { runMigrations } from '../src/database/migrate';
 import { adminQuery, ADMIN_URL_ENV, RUN_PREFIX_ENV, withDatabase } from './support/database';
 
 const DISPATCHER_TABLES = ['webhook_deliveries', 'webhook_events', 'webhook_jobs'];
-/** The migrations up to the ones this file covers (later ones have their own spec files). */
-const UP_TO_ROOM_FOR_LEASES = migrations.slice(
-  0,
-  migrations.findIndex((m) => m.name === 'WebhookJobsRoomForLeases1763700400000') + 1,
-);
 
-describe('migrations CreateDispatcher, NotifySubscriptionsGone and WebhookJobsRoomForLeases', () => {
+describe('migrations CreateDispatcher, NotifySubscriptionsGone, WebhookJobsRoomForLeases and SubscriptionMoveClearsItsHistory', () => {
   let name: string;
   let ds: DataSource;
 
   beforeAll(async () => {
     name = `${process.env[RUN_PREFIX_ENV]}_migd_${randomBytes(4).toString('hex')}`;
     await adminQuery(`CREATE DATABASE "${name}"`);
-    ds = new DataSource({
-      ...dataSourceOptions(withDatabase(process.env[ADMIN_URL_ENV]!, name), 2),
-      migrations: UP_TO_ROOM_FOR_LEASES,
-    });
+    ds = new DataSource(dataSourceOptions(withDatabase(process.env[ADMIN_URL_ENV]!, name), 2));
     await ds.initialize();
   });
   afterAll(async () => {
@@ -46,22 +38,36 @@ describe('migrations CreateDispatcher, NotifySubscriptionsGone and WebhookJobsRo
       )
     ).map((r: { tgname: string }) => r.tgname);
 
+  const moveTriggers = async () =>
+    (await ds.query(`SELECT tgname FROM pg_trigger WHERE tgname = 'TRG_subscriptions_moved_clear_history'`))
+      .length;
+  /** Undoes the migrations applied after `name`, newest first (later features add their own). */
+  const undoAfter = async (name: string) => {
+    const names = migrations.map((m) => m.name);
+    for (let i = names.length - 1; names[i] !== name; i--)
+      await ds.undoLastMigration({ transaction: 'each' });
+  };
+
   const jobsOptions = async () =>
     (await ds.query(`SELECT reloptions FROM pg_class WHERE relname = 'webhook_jobs'`))[0]?.reloptions ?? null;
 
   it('creates the tables with named indexes, keys and the NOTIFY trigger, reverts cleanly and applies again', async () => {
     const applied = await runMigrations(ds);
-    expect(applied.slice(-3)).toEqual([
+    const ours = [
       'CreateDispatcher1763700200000',
       'NotifySubscriptionsGone1763700300000',
       'WebhookJobsRoomForLeases1763700400000',
-    ]);
-    expect(UP_TO_ROOM_FOR_LEASES.at(-1)?.name).toBe('WebhookJobsRoomForLeases1763700400000');
+    ];
+    const first = applied.indexOf(ours[0]);
+    expect(applied.slice(first, first + 3)).toEqual(ours);
+    expect(applied).toContain('SubscriptionMoveClearsItsHistory1764200000000');
+    await expect(moveTriggers()).resolves.toBe(1);
     // Room on each page, so the claim's lease is a heap-only update.
     await expect(jobsOptions()).resolves.toEqual(['fillfactor=50']);
     await expect(goneTriggers()).resolves.toEqual([
       'TRG_subscriptions_gone_delete',
       'TRG_subscriptions_gone_move',
+      'TRG_subscriptions_moved_clear_history',
     ]);
     await expect(objects()).resolves.toEqual({ tables: DISPATCHER_TABLES, functions: 1 });
 
@@ -94,6 +100,10 @@ describe('migrations CreateDispatcher, NotifySubscriptionsGone and WebhookJobsRo
       ds.query(`SELECT tgname FROM pg_trigger WHERE tgname = 'TRG_webhook_jobs_notify'`),
     ).resolves.toHaveLength(1);
 
+    await undoAfter('SubscriptionMoveClearsItsHistory1764200000000');
+    await ds.undoLastMigration({ transaction: 'each' });
+    await expect(moveTriggers()).resolves.toBe(0);
+    await expect(jobsOptions()).resolves.toEqual(['fillfactor=50']);
     await ds.undoLastMigration({ transaction: 'each' });
     await expect(jobsOptions()).resolves.toBeNull();
     await ds.undoLastMigration({ transaction: 'each' });
@@ -103,13 +113,9 @@ describe('migrations CreateDispatcher, NotifySubscriptionsGone and WebhookJobsRo
     await expect(objects()).resolves.toEqual({ tables: [], functions: 0 });
     await expect(ds.query(`SELECT 1 FROM subscriptions LIMIT 1`)).resolves.toEqual([]);
 
-    await expect(runMigrations(ds)).resolves.toEqual([
-      'CreateDispatcher1763700200000',
-      'NotifySubscriptionsGone1763700300000',
-      'WebhookJobsRoomForLeases1763700400000',
-    ]);
+    await expect(runMigrations(ds)).resolves.toEqual(applied.slice(first));
     await expect(objects()).resolves.toEqual({ tables: DISPATCHER_TABLES, functions: 1 });
-    await expect(goneTriggers()).resolves.toHaveLength(2);
+    await expect(goneTriggers()).resolves.toHaveLength(3);
     await expect(jobsOptions()).resolves.toEqual(['fillfactor=50']);
   });
 });

@@ -3,11 +3,14 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
 import { DeliveriesController } from './deliveries.controller';
 import { DeliveriesService } from './deliveries.service';
+import { DeliveryRecords } from './delivery-records.repository';
 import { WebhookDelivery } from './webhook-delivery.entity';
 
+/** The delivery history: read by its controller, written through DeliveryRecords (used by the dispatcher). */
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookDelivery]), SubscriptionsModule],
   controllers: [DeliveriesController],
-  providers: [DeliveriesService],
+  providers: [DeliveriesService, DeliveryRecords],
+  exports: [DeliveryRecords],
 })
 export class DeliveriesModule {}

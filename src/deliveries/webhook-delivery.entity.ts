@@ -4,8 +4,9 @@ import { WebhookEventRecord } from '../dispatcher/webhook-event-record.entity';
 import { Subscription } from '../subscriptions/subscription.entity';
 
 /**
- * One delivery attempt (table `webhook_deliveries`): written by the dispatcher in the transaction
- * that deletes the job, read by GET /webhooks/subscriptions/{id}/deliveries.
+ * One delivery attempt (table `webhook_deliveries`, owned by this module): written through
+ * DeliveryRecords (the dispatcher hands it the outcomes, in the transaction that deletes their
+ * jobs), read by GET /webhooks/subscriptions/{id}/deliveries.
  */
 @Entity({ name: 'webhook_deliveries' })
 export class WebhookDelivery {

@@ -1,8 +1,12 @@
 import { Module } from '@nestjs/common';
 import { SecretBox } from '../common/crypto/secret-box';
+import { DeliveriesModule } from '../deliveries/deliveries.module';
+import { CompletionWriter } from './completion-writer';
 import { LicenceEventPublisher } from './licence-event.publisher';
 import { LicenceEventsController } from './licence-events.controller';
+import { NotificationListener } from './notification-listener';
 import { EnqueueWebhooksListener } from './listeners/enqueue-webhooks.listener';
+import { WebhookJobsRepository } from './webhook-jobs.repository';
 import { WebhookOutbox } from './webhook-outbox.service';
 import { DELIVERY_THREAD_SCRIPT, defaultDeliveryThreadScript, WebhookSender } from './webhook-sender.service';
 import { defaultWebhookTlsOptions, WEBHOOK_TLS_OPTIONS } from './webhook-tls';
@@ -10,9 +14,12 @@ import { WebhookWorker } from './webhook-worker.service';
 
 /**
  * Licence events in (LicenceEventPublisher, WebhookOutbox, POST /admin/licence-events), webhook
- * deliveries out (WebhookWorker, WebhookSender). Relies on the global EventEmitterModule.
+ * deliveries out (WebhookWorker over WebhookJobsRepository, AdmissionPolicy, NotificationListener,
+ * CompletionWriter and WebhookSender). Owns webhook_events and webhook_jobs; the delivery history is
+ * written through the Deliveries module's DeliveryRecords. Relies on the global EventEmitterModule.
  */
 @Module({
+  imports: [DeliveriesModule],
   controllers: [LicenceEventsController],
   providers: [
     SecretBox,
@@ -22,6 +29,9 @@ import { WebhookWorker } from './webhook-worker.service';
     WebhookOutbox,
     EnqueueWebhooksListener,
     WebhookSender,
+    WebhookJobsRepository,
+    CompletionWriter,
+    NotificationListener,
     WebhookWorker,
   ],
   exports: [LicenceEventPublisher, WebhookOutbox],

@@ -204,8 +204,8 @@ export class SubscriptionsService {
    * `movable`: the id of a subscription an administrator's PUT may move to another tenant. Its row
    * is locked first (FOR UPDATE: publishes of the old tenant that matched it commit before, later
    * ones wait and then see the new tenant), and if the tenant changes, the old tenant's pending
-   * deliveries and history go, as on DELETE: the events of one tenant never reach, nor show to,
-   * another.
+   * deliveries and history go (the database's trigger), as on DELETE: the events of one tenant
+   * never reach, nor show to, another.
    */
   private async mutateOne(
     sql: string,
@@ -214,19 +214,13 @@ export class SubscriptionsService {
   ): Promise<SubscriptionRecord | undefined> {
     return this.dataSource.transaction(async (manager) => {
       const runner = manager.queryRunner!;
-      const before =
-        movable === undefined
-          ? []
-          : ((await runner.query(`SELECT tenant FROM subscriptions WHERE id = $1 FOR UPDATE`, [
-              movable,
-            ])) as Array<{ tenant: string }>);
-      const result = (await runner.query(sql, params, true)) as QueryResult<SubscriptionRecord>;
-      const row = result.records[0];
-      if (row && before.length > 0 && before[0].tenant !== row.tenant) {
-        await runner.query(`DELETE FROM webhook_jobs WHERE subscription_id = $1`, [row.id]);
-        await runner.query(`DELETE FROM webhook_deliveries WHERE subscription_id = $1`, [row.id]);
+      if (movable !== undefined) {
+        await runner.query(`SELECT 1 FROM subscriptions WHERE id = $1 FOR UPDATE`, [movable]);
       }
-      return row;
+      const result = (await runner.query(sql, params, true)) as QueryResult<SubscriptionRecord>;
+      // A tenant change drops its jobs and history in this transaction (a trigger: migration
+      // SubscriptionMoveClearsItsHistory), as a DELETE's foreign keys do.
+      return result.records[0];
     });
   }
 

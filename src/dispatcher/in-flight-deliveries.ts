@@ -1,0 +1,79 @@
+import { Logger } from '@nestjs/common';
+import type { MetricsService } from '../metrics/metrics.service';
+import type { AdmissionPolicy } from './admission-policy';
+import type { CompletionWriter } from './completion-writer';
+import type { ClaimedJob } from './webhook-jobs.repository';
+import type { WebhookSender } from './webhook-sender.service';
+
+/**
+ * The deliveries running here: each sends one job (WebhookSender), hands its outcome to the
+ * CompletionWriter and tells the AdmissionPolicy how its receiver did.
+ */
+export class InFlightDeliveries {
+  private readonly logger = new Logger('WebhookWorker');
+  private readonly running = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly sender: WebhookSender,
+    private readonly completions: CompletionWriter,
+    private readonly policy: AdmissionPolicy,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  get size(): number {
+    return this.running.size;
+  }
+
+  /** Running or done here (its record not written yet): never sent again from this instance. */
+  has(jobId: string): boolean {
+    return this.running.has(jobId) || this.completions.has(jobId);
+  }
+
+  /** Runs one delivery, counted by the policy as started already; `done` runs once it finished. */
+  start(job: ClaimedJob, done: () => void): void {
+    let answered: boolean | undefined;
+    const run = async () => {
+      const result = await this.sender.send(job);
+      // Interrupted by shutdown before any answer: no record; released at shutdown for another attempt.
+      if ('interrupted' in result) return;
+      answered = result.httpStatusCode !== null;
+      this.metrics.deliveryAttempted({
+        outcome: result.status,
+        trigger: 'EVENT',
+        durationMs: Date.now() - result.sentAt.getTime(),
+        sentAt: result.sentAt,
+        publishedAt: job.publishedAt,
+      });
+      const { id: jobId, eventId, subscriptionId, eventType, tenant } = job;
+      this.completions.add({ jobId, eventId, subscriptionId, eventType, tenant, ...result });
+    };
+    const task = run()
+      .catch((error: unknown) => this.logger.error({ err: error, jobId: job.id }, 'webhook delivery crashed'))
+      .finally(() => {
+        this.running.delete(job.id);
+        this.policy.finished(job, answered, Date.now());
+        done();
+      });
+    this.running.set(job.id, task);
+  }
+
+  /**
+   * Shutdown: lets running deliveries finish within `graceMs`, interrupts the rest (no record) and
+   * writes every finished one. Returns how many were interrupted.
+   */
+  async finish(graceMs: number): Promise<number> {
+    if (this.running.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled(this.running.values()),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs))),
+      ]);
+      clearTimeout(timer);
+    }
+    const cutOff = this.running.size;
+    this.sender.interruptAll();
+    await Promise.allSettled(this.running.values());
+    await this.completions.flush(2);
+    return cutOff;
+  }
+}

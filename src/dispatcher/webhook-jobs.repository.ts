@@ -1,0 +1,173 @@
+import { Injectable } from '@nestjs/common';
+import type { PoolClient } from 'pg';
+import { DataSource } from 'typeorm';
+import type { WebhookEvent } from '../common/reference/enums';
+import { preparedQuery } from '../database/prepared-query';
+import type { ClaimLimits } from './admission-policy';
+
+/** A leased job with what its delivery needs. */
+export interface ClaimedJob {
+  id: string;
+  eventId: string;
+  subscriptionId: number;
+  eventType: WebhookEvent;
+  /** The event's tenant: its record is written only while the subscription still belongs to it. */
+  tenant: string;
+  payload: string;
+  url: string;
+  headerName: string | null;
+  headerValueEncrypted: string | null;
+  /** host[:port] of the receiver (AdmissionPolicy's host). */
+  host: string;
+  /** When the event was published (the metrics' publish-to-attempt latency). */
+  publishedAt: Date;
+}
+
+export interface ClaimRequest {
+  leaseMs: number;
+  instanceId: string;
+  limits: ClaimLimits;
+  /** Most jobs to take. */
+  wanted: number;
+}
+
+export interface ClaimResult {
+  jobs: ClaimedJob[];
+  /** Due jobs the claim looked at: more than it took means some owner ran out of room. */
+  candidates: number;
+}
+
+/** The receiver's host, computed in SQL so claiming can skip saturated hosts before LIMIT. */
+const HOST_SQL = `lower(substring(s.url FROM '^[A-Za-z][A-Za-z0-9+.-]*://([^/?#]*)'))`;
+
+/**
+ * Leases due jobs: not leased, or leased by an instance whose lease ran out (a crash). Oldest first
+ * among owners with room (AdmissionPolicy.claimLimits: subscriptions, hosts and tenants at their
+ * cap are skipped before LIMIT, so a big backlog of one never hides another's jobs), skipping rows
+ * another instance is claiming (SKIP LOCKED), then at most each owner's room. One auto-committed
+ * statement: no transaction stays open while the HTTP calls run; the lease (DB clock) keeps other
+ * instances off them. The UPDATE takes the picked ids as an array, so it reads them through the
+ * primary key (a join made the planner hash the whole table). It reads `subscriptions` (the
+ * Subscriptions module's) for the tenant and URL: a second round trip per claim otherwise.
+ */
+const CLAIM_SQL = `
+  WITH candidates AS MATERIALIZED (
+    SELECT j.id, j.subscription_id, s.tenant, ${HOST_SQL} AS host
+    FROM webhook_jobs j
+    JOIN subscriptions s ON s.id = j.subscription_id
+    WHERE (j.lease_until IS NULL OR j.lease_until < now())
+      AND j.subscription_id <> ALL ($3::int[])
+      AND s.tenant <> ALL ($5::text[])
+      AND ${HOST_SQL} <> ALL ($4::text[])
+    ORDER BY j.id
+    LIMIT $15
+    FOR UPDATE OF j SKIP LOCKED
+  ), ranked AS (
+    SELECT c.*,
+      row_number() OVER (PARTITION BY c.subscription_id ORDER BY c.id) AS subscription_rank,
+      row_number() OVER (PARTITION BY c.host ORDER BY c.id) AS host_rank,
+      row_number() OVER (PARTITION BY c.tenant ORDER BY c.id) AS tenant_rank
+    FROM candidates c
+  ), picked AS (
+    SELECT r.id
+    FROM ranked r
+    LEFT JOIN unnest($6::int[], $7::int[]) AS sr(id, free) ON sr.id = r.subscription_id
+    LEFT JOIN unnest($9::text[], $10::int[]) AS hr(host, free) ON hr.host = r.host
+    LEFT JOIN unnest($12::text[], $13::int[]) AS tr(tenant, free) ON tr.tenant = r.tenant
+    WHERE r.subscription_rank <= COALESCE(sr.free, $8)
+      AND r.host_rank <= COALESCE(hr.free, $11)
+      AND r.tenant_rank <= COALESCE(tr.free, $14)
+    ORDER BY r.id
+    LIMIT $16
+  ), claimed AS (
+    UPDATE webhook_jobs j
+    SET lease_until = now() + $1 * interval '1 millisecond', leased_by = $2, attempts = j.attempts + 1
+    WHERE j.id = ANY (ARRAY(SELECT id FROM picked))
+    RETURNING j.id, j.event_id, j.subscription_id
+  )
+  SELECT c.id, c.event_id AS "eventId", c.subscription_id AS "subscriptionId",
+    e.event_type AS "eventType", e.tenant, e.payload::text AS payload, s.url, s.header_name AS "headerName",
+    s.header_value_encrypted AS "headerValueEncrypted", ${HOST_SQL} AS host, e.created_at AS "publishedAt",
+    (SELECT count(*) FROM candidates)::int AS candidates
+  FROM claimed c
+  JOIN webhook_events e ON e.id = c.event_id
+  JOIN subscriptions s ON s.id = c.subscription_id
+  ORDER BY c.id`;
+
+/** Finished jobs leave the outbox (in the transaction that records their attempts). */
+const DELETE_FINISHED_SQL = `DELETE FROM webhook_jobs WHERE id = ANY ($1::bigint[])`;
+
+/** Hands this instance's unfinished jobs back at shutdown, so they are claimable at once. */
+const RELEASE_ALL_SQL = `
+  UPDATE webhook_jobs SET lease_until = NULL, leased_by = NULL WHERE leased_by = $1 RETURNING id`;
+
+/** Hands back claimed-ahead jobs that waited too long, unsent: their claim was not an attempt. */
+const RELEASE_UNSENT_SQL = `
+  UPDATE webhook_jobs SET lease_until = NULL, leased_by = NULL, attempts = attempts - 1
+  WHERE id = ANY ($1::bigint[]) AND leased_by = $2`;
+
+/** Channel of the NOTIFY sent by the webhook_jobs insert trigger (migration CreateDispatcher). */
+export const JOBS_CHANNEL = 'webhook_jobs';
+
+/** The outbox's statements (table `webhook_jobs`, owned by the dispatcher), one place each. */
+@Injectable()
+export class WebhookJobsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async claimDue({ leaseMs, instanceId, limits, wanted }: ClaimRequest): Promise<ClaimResult> {
+    const { subscriptions: s, hosts: h, tenants: t } = limits;
+    const rows = await preparedQuery<ClaimedJob & { candidates: number }>(
+      this.dataSource,
+      'webhook_claim',
+      CLAIM_SQL,
+      [
+        leaseMs,
+        instanceId,
+        s.saturated,
+        h.saturated,
+        t.saturated,
+        s.limited,
+        s.room,
+        s.fresh,
+        h.limited,
+        h.room,
+        h.fresh,
+        t.limited,
+        t.room,
+        t.fresh,
+        wanted * 4,
+        wanted,
+      ],
+    );
+    return { jobs: rows, candidates: rows[0]?.candidates ?? 0 };
+  }
+
+  /** Part of the completion transaction (CompletionWriter), on its client. */
+  async deleteFinished(client: PoolClient, ids: string[]): Promise<void> {
+    await client.query({ name: 'webhook_jobs_delete_finished', text: DELETE_FINISHED_SQL, values: [ids] });
+  }
+
+  async releaseUnsent(ids: string[], instanceId: string): Promise<void> {
+    await this.dataSource.query(RELEASE_UNSENT_SQL, [ids, instanceId]);
+  }
+
+  /** Releases every job leased by `instanceId` and, if any, wakes every instance; returns how many. */
+  async releaseAll(instanceId: string): Promise<number> {
+    const [, released] = (await this.dataSource.query(RELEASE_ALL_SQL, [instanceId])) as [unknown[], number];
+    // Committed already: wake every instance now rather than at its next sweep.
+    if (released > 0) await this.dataSource.query(`SELECT pg_notify('${JOBS_CHANNEL}', '')`);
+    return released;
+  }
+
+  /**
+   * The current tenant of each subscription still there. Reads the Subscriptions module's table:
+   * only when a subscription went while jobs were claimed ahead, to drop theirs in one round trip.
+   */
+  async currentTenants(subscriptionIds: number[]): Promise<Map<number, string>> {
+    const rows = (await this.dataSource.query(
+      `SELECT id, tenant FROM subscriptions WHERE id = ANY ($1::int[])`,
+      [subscriptionIds],
+    )) as Array<{ id: number; tenant: string }>;
+    return new Map(rows.map((row) => [row.id, row.tenant]));
+  }
+}
