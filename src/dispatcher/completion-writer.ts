@@ -87,6 +87,11 @@ export class CompletionWriter {
   private async write(batch: Completion[]): Promise<void> {
     const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
     const client = await pool.connect();
+    // While checked out, the pool no longer listens for the client's errors: a connection lost
+    // between two statements (the server shutting down) would be an unhandled 'error' that ends
+    // the process. The statements fail on their own, so the error needs nothing more than a listener.
+    const lost = () => undefined;
+    client.on('error', lost);
     try {
       await client.query('BEGIN');
       // Records first: until they can be written, the jobs stay unlocked, so their leases can run out.
@@ -96,6 +101,7 @@ export class CompletionWriter {
         batch.map((c) => c.jobId),
       );
       await client.query('COMMIT');
+      client.off('error', lost);
       client.release();
     } catch (error) {
       // Not given back to the pool: it may be mid-transaction, or dead (an outage).
