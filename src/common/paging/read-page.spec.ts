@@ -48,6 +48,17 @@ describe('readPage', () => {
     expect(calls[1].text).toBe('SELECT count(*) AS total FROM items ');
   });
 
+  it('reads the page again when rows arrived between the empty page and its count', async () => {
+    let pageReads = 0;
+    const { calls, run } = recorder((call) => {
+      if (call.text.startsWith('SELECT count')) return [{ total: '1' }];
+      return pageReads++ === 0 ? [] : [{ id: 1, name: 'a', total: '1' }];
+    });
+    const [rows, total] = await readPage(new NamedStatements('items', run), select(), 0n, 20);
+    expect([rows.length, total]).toEqual([1, 1]);
+    expect(calls).toHaveLength(3);
+  });
+
   it('answers a page past Number.MAX_SAFE_INTEGER rows with the count only', async () => {
     const { calls, run } = recorder(() => [{ total: '3' }]);
     await expect(readPage(new NamedStatements('items', run), select(), 10n ** 30n, 20)).resolves.toEqual([

@@ -17,6 +17,9 @@ export interface PagedSelect {
  * matches) needs the count on its own. Each row keeps its `total` field: responses are built field
  * by field. A page past Number.MAX_SAFE_INTEGER rows is empty without a query (pageOffset).
  */
+/** Reads of an empty page whose count says rows arrived meanwhile (each a race; three in a row are rare). */
+const MAX_PAGE_READS = 3;
+
 export async function readPage<T>(
   statements: NamedStatements,
   select: PagedSelect,
@@ -27,15 +30,20 @@ export async function readPage<T>(
   const n = where.params.length;
   const offset = pageOffset(page, size);
   const count = `SELECT count(*) AS total FROM ${from} ${where.where}`;
-  if (offset !== undefined) {
-    const orderBy = select.orderBy.map((o) => `${o.column} ${o.direction}`).join(', ');
-    const rows = await statements.query<T & { total: string }>(
-      `SELECT ${columns}, (${count}) AS total FROM ${from} ${where.where}
-        ORDER BY ${orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`,
-      [...where.params, size, offset],
-    );
-    if (rows.length > 0) return [rows, Number(rows[0].total)];
+  const orderBy = select.orderBy.map((o) => `${o.column} ${o.direction}`).join(', ');
+  for (let attempt = 1; ; attempt++) {
+    if (offset !== undefined) {
+      const rows = await statements.query<T & { total: string }>(
+        `SELECT ${columns}, (${count}) AS total FROM ${from} ${where.where}
+          ORDER BY ${orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`,
+        [...where.params, size, offset],
+      );
+      if (rows.length > 0) return [rows, Number(rows[0].total)];
+    }
+    const [{ total }] = await statements.query<{ total: string }>(count, where.params);
+    // Rows committed between the two statements would give a count the empty page contradicts
+    // (totalElements 1, no content): the page is read again, so both come from one snapshot.
+    if (offset === undefined || Number(total) <= offset || attempt === MAX_PAGE_READS)
+      return [[], Number(total)];
   }
-  const [{ total }] = await statements.query<{ total: string }>(count, where.params);
-  return [[], Number(total)];
 }
