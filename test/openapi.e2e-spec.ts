@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import type { Response } from 'supertest';
 import { validateEvent } from '../examples/receiver/receiver';
+import { buildOpenApiDocument } from '../src/docs/write-openapi';
 import { startTestApp, TestApp, TestUser, uniq } from './support/test-app';
 
 type Json = any;
@@ -92,6 +93,11 @@ function resolve(document: Json, schema: Json): Json {
  */
 function conformance(document: Json, schema: Json, value: unknown, at = '$'): string[] {
   const s = resolve(document, schema);
+  if (s.oneOf) {
+    // Exactly one alternative takes it (a nullable $ref is `oneOf: [$ref, null]`).
+    const fits = s.oneOf.filter((part: Json) => conformance(document, part, value, at).length === 0);
+    return fits.length === 1 ? [] : [`${at}: matches ${fits.length} of the oneOf alternatives`];
+  }
   if (value === null) return s.nullable ? [] : [`${at}: null but not nullable`];
   if (s.allOf) {
     const problems = s.allOf.flatMap((part: Json) =>
@@ -198,6 +204,10 @@ describe('OpenAPI document (GET /openapi.json)', () => {
       $ref: '#/components/schemas/Nope',
     };
     await expect(validateOpenApi(dangling)).resolves.toMatchObject({ valid: false });
+  });
+
+  it('is the document `npm run lint:openapi` and the lint spec build without a database', async () => {
+    expect(await buildOpenApiDocument()).toEqual(document);
   });
 
   it('takes title, description and version from the service', () => {
@@ -311,11 +321,16 @@ describe('OpenAPI document (GET /openapi.json)', () => {
       expect([key, codes.filter((c) => c < 300)]).toEqual([key, [expected[key][0]]]);
       for (const code of codes.filter((c) => c >= 400)) {
         const response = op.responses[String(code)];
-        expect([key, code, response.content]).toEqual([
+        const media = response.content[HAL.split(';')[0]];
+        expect([key, code, Object.keys(response.content), media.schema]).toEqual([
           key,
           code,
-          { [HAL.split(';')[0]]: { schema: { $ref: '#/components/schemas/ErrorBody' } } },
+          [HAL.split(';')[0]],
+          { $ref: '#/components/schemas/ErrorBody' },
         ]);
+        // An example of its own status, valid against the error body.
+        expect([key, code, media.example.status]).toEqual([key, code, code]);
+        expect(conformance(document, media.schema, media.example)).toEqual([]);
       }
       if (codes.includes(429)) expect(op.responses['429'].headers['Retry-After']).toBeDefined();
       for (const response of Object.values(op.responses) as Json[]) {
@@ -434,7 +449,7 @@ describe('OpenAPI document (GET /openapi.json)', () => {
     expect(post.requestBody.content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/LicenceEventPayload',
     });
-    expect(Object.keys(post.responses)).toEqual(['2XX', 'default']);
+    expect(Object.keys(post.responses)).toEqual(['2XX', '4XX', 'default']);
     const payload = document.components.schemas.LicenceEventPayload;
     expect(Object.keys(payload.properties)).toEqual(['eventType', 'timestamp', 'tenant', 'licence', 'error']);
     expect(payload.required).toEqual(['eventType', 'timestamp', 'tenant', 'licence', 'error']);
@@ -579,5 +594,10 @@ describe('OpenAPI document (GET /openapi.json)', () => {
     const noRole = { ...me };
     delete noRole.role;
     expect(conformance(document, schema, noRole)).toEqual(['$.role: missing']);
+    const payload = document.components.schemas.LicenceEventPayload;
+    const failed = example('post', '/admin/licence-events', 'failed');
+    expect(conformance(document, payload, { ...failed, timestamp: '', licence: 'x' })).toEqual([
+      '$.licence: matches 0 of the oneOf alternatives',
+    ]);
   });
 });
