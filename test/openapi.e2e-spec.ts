@@ -59,11 +59,14 @@ function parseRouteTree(tree: string): string[] {
   return routes;
 }
 
-/** The served routes to document: no HEAD/OPTIONS (automatic), no Swagger UI files, no document. */
+/**
+ * The served routes to document: no HEAD/OPTIONS (automatic), no Swagger UI files, no document, no
+ * partner portal (the single-page app at /portal, contract section 10: pages, not API).
+ */
 function servedApiRoutes(fastify: FastifyInstance): string[] {
   return parseRouteTree(fastify.printRoutes({ commonPrefix: false }))
     .filter((route) => !/^(HEAD|OPTIONS) /.test(route))
-    .filter((route) => !/^GET \/(docs|docs\/.*|openapi\.json)$/.test(route))
+    .filter((route) => !/^GET \/(docs|docs\/.*|openapi\.json|portal|portal[/*].*)$/.test(route))
     .sort();
 }
 
