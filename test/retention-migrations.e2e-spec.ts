@@ -41,12 +41,21 @@ describe('migrations WebhookJobsQueueVacuum and RetentionIndexes', () => {
         `${r.indexname}: ${r.indexdef.replace(/^.* USING /, '')}`,
     );
 
+  /** Undoes the migrations applied after `name`, newest first (later features add their own). */
+  const undoAfter = async (name: string) => {
+    const last = async () =>
+      (await ds.query(`SELECT name FROM migrations ORDER BY id DESC LIMIT 1`))[0]?.name as string;
+    while ((await last()) !== name) await ds.undoLastMigration({ transaction: 'each' });
+  };
+
   it('sets the queue autovacuum settings and the event_id indexes, reverts each cleanly and applies again', async () => {
     const applied = await runMigrations(ds);
-    expect(applied.slice(-2)).toEqual([
+    const at = applied.indexOf('WebhookJobsQueueVacuum1764300000000');
+    expect(applied.slice(at, at + 2)).toEqual([
       'WebhookJobsQueueVacuum1764300000000',
       'RetentionIndexes1764300100000',
     ]);
+    await undoAfter('RetentionIndexes1764300100000');
     // The fillfactor of an earlier migration stays.
     await expect(jobsOptions()).resolves.toEqual(['fillfactor=50', ...QUEUE_VACUUM]);
     await expect(eventIdIndexes()).resolves.toEqual([
@@ -60,7 +69,7 @@ describe('migrations WebhookJobsQueueVacuum and RetentionIndexes', () => {
     await ds.undoLastMigration({ transaction: 'each' });
     await expect(jobsOptions()).resolves.toEqual(['fillfactor=50']);
 
-    await expect(runMigrations(ds)).resolves.toEqual([
+    expect((await runMigrations(ds)).slice(0, 2)).toEqual([
       'WebhookJobsQueueVacuum1764300000000',
       'RetentionIndexes1764300100000',
     ]);

@@ -2,9 +2,11 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { LRUCache } from 'lru-cache';
 import { SecretBox } from '../common/crypto/secret-box';
 import { DeliveryStatus } from '../common/reference/enums';
 import type { AppConfig } from '../config/configuration';
+import { SIGNING_SECRET_PREFIX } from '../subscriptions/signing-secret';
 import type {
   DeliveryClientOptions,
   DeliveryInterrupted,
@@ -16,13 +18,22 @@ import { WEBHOOK_TLS_OPTIONS, WebhookTlsOptions } from './webhook-tls';
 
 export type { DeliveryInterrupted, DeliveryOutcome } from './delivery-client';
 
-/** What the worker hands over for one delivery: the stored body and the subscription's address and header. */
+/**
+ * What the worker hands over for one delivery: the event's id and stored body, and the
+ * subscription's address, header and signing secrets (encrypted).
+ */
 export interface DeliveryJob {
+  eventId: string;
   url: string;
   payload: string;
   headerName: string | null;
   headerValueEncrypted: string | null;
+  signingSecretEncrypted: string | null;
+  previousSigningSecretEncrypted: string | null;
 }
+
+/** Decrypted signing keys kept (a few hundred bytes each), the least recently used dropped first. */
+const SIGNING_KEY_CACHE_SIZE = 10_000;
 
 /**
  * The script of the delivery thread: the compiled delivery-thread.js beside this file. Tests that
@@ -67,6 +78,12 @@ export class WebhookSender implements OnModuleInit {
   private nextId = 1;
   private closing = false;
   private restartTimer: NodeJS.Timeout | undefined;
+  /**
+   * HMAC keys by encrypted secret: an AES-GCM decryption per delivery otherwise. The stored text
+   * has its own random IV, so it names one secret of one subscription, and a rotated-out secret
+   * is simply no longer asked for.
+   */
+  private readonly signingKeys = new LRUCache<string, Buffer>({ max: SIGNING_KEY_CACHE_SIZE });
 
   constructor(
     config: ConfigService<AppConfig, true>,
@@ -162,16 +179,47 @@ export class WebhookSender implements OnModuleInit {
         });
       }
     }
+    let signingKeys: Buffer[];
+    try {
+      signingKeys = [job.signingSecretEncrypted, job.previousSigningSecretEncrypted]
+        .filter((sealed) => sealed !== null)
+        .map((sealed) => this.signingKey(sealed));
+    } catch {
+      return Promise.resolve({
+        status: DeliveryStatus.FAILED,
+        httpStatusCode: null,
+        errorMessage: 'the signing secret could not be decrypted',
+        sentAt: new Date(),
+      });
+    }
     const id = this.nextId++;
     this.unsent.push({
       id,
-      request: { url: job.url, payload: job.payload, headerName: job.headerName, headerValue },
+      request: {
+        url: job.url,
+        payload: job.payload,
+        headerName: job.headerName,
+        headerValue,
+        webhookId: job.eventId,
+        signingKeys,
+      },
     });
     if (!this.postScheduled) {
       this.postScheduled = true;
       queueMicrotask(() => this.post());
     }
     return new Promise((resolve) => this.waiting.set(id, resolve));
+  }
+
+  /** The HMAC key of a stored `whsec_…` secret (the base64 after the prefix, decoded). */
+  private signingKey(sealed: string): Buffer {
+    let key = this.signingKeys.get(sealed);
+    if (key === undefined) {
+      const secret = this.secrets.decrypt(sealed);
+      key = Buffer.from(secret.slice(SIGNING_SECRET_PREFIX.length), 'base64');
+      this.signingKeys.set(sealed, key);
+    }
+    return key;
   }
 
   private post(): void {
