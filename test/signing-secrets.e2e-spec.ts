@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { UserRole, WebhookEvent } from '../src/common/reference/enums';
-import { createTestDatabase, dropTestDatabase } from './support/database';
+import { migrations } from '../migrations';
+import { runMigrations } from '../src/database/migrate';
+import { createEmptyDatabase, undoMigrationsAfter } from './support/database';
 import { licence, startDispatcherApp, waitForDeliveries } from './support/dispatcher';
 import { LogCapture } from './support/log-capture';
 import { Receipt, Receiver } from './support/receiver';
@@ -324,15 +326,15 @@ describe('Signing secrets and Standard Webhooks signatures (contract section 9)'
 
 describe('Signing secrets: after the overlap, and subscriptions from before signing', () => {
   let t: TestApp | undefined;
-  let database: { url: string; name: string } | undefined;
+  let dropDatabase: (() => Promise<void>) | undefined;
   const receivers: Receiver[] = [];
 
   afterEach(async () => {
     for (const r of receivers.splice(0)) await r.close();
     await t?.close();
     t = undefined;
-    if (database) await dropTestDatabase(database.name);
-    database = undefined;
+    await dropDatabase?.();
+    dropDatabase = undefined;
   });
 
   it('the previous secret stops signing once WEBHOOK_SECRET_OVERLAP_MS has passed', async () => {
@@ -366,24 +368,25 @@ describe('Signing secrets: after the overlap, and subscriptions from before sign
     expect(() => verify(oldKey, copy)).toThrow('No matching signature found');
   });
 
-  it('subscriptions that had no secret get one at start-up, before any delivery, and deliveries verify', async () => {
-    database = await createTestDatabase();
+  it('an upgrade: the migration runs at start-up, then subscriptions from before get their secrets, before any delivery', async () => {
+    // A database as the previous release left it: every migration before this feature's.
+    const signing = migrations.findIndex((m) => m.name === 'SubscriptionSigningSecrets1764400100000');
+    const empty = await createEmptyDatabase('upgrade');
+    dropDatabase = empty.drop;
+    await runMigrations(empty.ds);
+    await undoMigrationsAfter(empty.ds, migrations[signing - 1].name);
     const tenant = uniq('legacy');
     const hook = await Receiver.start(testCa().server, { status: 200 });
     receivers.push(hook);
-    // Rows as migration SubscriptionSigningSecrets leaves them (no secret), made before the service starts.
-    const pg = await import('pg');
-    const client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-    const { rows } = await client.query<{ id: number }>(
+    const rows: Array<{ id: number }> = await empty.ds.query(
       `INSERT INTO subscriptions (tenant, name, url, events)
        SELECT $1, 'legacy-' || n, $2, ARRAY['LICENCE_CREATED_SUCCESS']::varchar(64)[]
        FROM generate_series(1, 3) n RETURNING id`,
       [tenant, hook.url()],
     );
-    await client.end();
+    await empty.ds.destroy();
 
-    t = await startDispatcherApp({}, { databaseUrl: database.url });
+    t = await startDispatcherApp({}, { databaseUrl: empty.url });
     const filled = await t.dataSource.query(
       'SELECT id FROM subscriptions WHERE id = ANY ($1) AND signing_secret_encrypted IS NOT NULL',
       [rows.map((r) => r.id)],

@@ -32,6 +32,10 @@ export interface DeliveryJob {
   previousSigningSecretEncrypted: string | null;
 }
 
+/** A delivery FAILED before anything was sent (a stored secret is unreadable, e.g. SECRETS_KEY changed). */
+const notSent = (errorMessage: string): Promise<DeliveryOutcome> =>
+  Promise.resolve({ status: DeliveryStatus.FAILED, httpStatusCode: null, errorMessage, sentAt: new Date() });
+
 /** Decrypted signing keys kept (a few hundred bytes each), the least recently used dropped first. */
 const SIGNING_KEY_CACHE_SIZE = 10_000;
 
@@ -167,30 +171,19 @@ export class WebhookSender implements OnModuleInit {
   send(job: DeliveryJob): Promise<DeliveryOutcome | DeliveryInterrupted> {
     if (this.closing) return Promise.resolve({ interrupted: true });
     let headerValue: string | null = null;
-    if (job.headerName && job.headerValueEncrypted) {
-      try {
-        headerValue = this.secrets.decrypt(job.headerValueEncrypted);
-      } catch {
-        return Promise.resolve({
-          status: DeliveryStatus.FAILED,
-          httpStatusCode: null,
-          errorMessage: 'the custom header value could not be decrypted',
-          sentAt: new Date(),
-        });
-      }
-    }
     let signingKeys: Buffer[];
+    try {
+      if (job.headerName && job.headerValueEncrypted)
+        headerValue = this.secrets.decrypt(job.headerValueEncrypted);
+    } catch {
+      return notSent('the custom header value could not be decrypted');
+    }
     try {
       signingKeys = [job.signingSecretEncrypted, job.previousSigningSecretEncrypted]
         .filter((sealed) => sealed !== null)
         .map((sealed) => this.signingKey(sealed));
     } catch {
-      return Promise.resolve({
-        status: DeliveryStatus.FAILED,
-        httpStatusCode: null,
-        errorMessage: 'the signing secret could not be decrypted',
-        sentAt: new Date(),
-      });
+      return notSent('the signing secret could not be decrypted');
     }
     const id = this.nextId++;
     this.unsent.push({
