@@ -1,6 +1,7 @@
 // Signing secrets of the bench's subscriptions. The bench seeds subscriptions with SQL, after the
 // service started, so they have no secret (deliveries to them would go unsigned): these seal one
 // for each, as the API does, with the service's own compiled code (npm run bench builds it first).
+import { Buffer } from 'node:buffer';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
