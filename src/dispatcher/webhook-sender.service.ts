@@ -87,7 +87,7 @@ export class WebhookSender implements OnModuleInit {
    * has its own random IV, so it names one secret of one subscription, and a rotated-out secret
    * is simply no longer asked for.
    */
-  private readonly signingKeys = new LRUCache<string, Buffer>({ max: SIGNING_KEY_CACHE_SIZE });
+  private readonly signingKeys = new LRUCache<string, Uint8Array>({ max: SIGNING_KEY_CACHE_SIZE });
 
   constructor(
     config: ConfigService<AppConfig, true>,
@@ -171,7 +171,7 @@ export class WebhookSender implements OnModuleInit {
   send(job: DeliveryJob): Promise<DeliveryOutcome | DeliveryInterrupted> {
     if (this.closing) return Promise.resolve({ interrupted: true });
     let headerValue: string | null = null;
-    let signingKeys: Buffer[];
+    let signingKeys: Uint8Array[];
     try {
       if (job.headerName && job.headerValueEncrypted)
         headerValue = this.secrets.decrypt(job.headerValueEncrypted);
@@ -204,12 +204,16 @@ export class WebhookSender implements OnModuleInit {
     return new Promise((resolve) => this.waiting.set(id, resolve));
   }
 
-  /** The HMAC key of a stored `whsec_…` secret (the base64 after the prefix, decoded). */
-  private signingKey(sealed: string): Buffer {
+  /**
+   * The HMAC key of a stored `whsec_…` secret (the base64 after the prefix, decoded), in an
+   * ArrayBuffer of its own: a small Buffer is a view on an 8 KiB pool, which posting it to the
+   * delivery thread would copy whole.
+   */
+  private signingKey(sealed: string): Uint8Array {
     let key = this.signingKeys.get(sealed);
     if (key === undefined) {
       const secret = this.secrets.decrypt(sealed);
-      key = Buffer.from(secret.slice(SIGNING_SECRET_PREFIX.length), 'base64');
+      key = new Uint8Array(Buffer.from(secret.slice(SIGNING_SECRET_PREFIX.length), 'base64'));
       this.signingKeys.set(sealed, key);
     }
     return key;
