@@ -159,6 +159,8 @@ export class WebhookSender implements OnModuleInit {
           httpStatusCode: null,
           errorMessage: 'the custom header value could not be decrypted',
           sentAt: new Date(),
+          durationMs: null, // nothing was sent
+          responseBody: null,
         });
       }
     }
@@ -198,6 +200,8 @@ export class WebhookSender implements OnModuleInit {
               httpStatusCode: result.httpStatusCode,
               errorMessage: result.errorMessage,
               sentAt: new Date(result.sentAt),
+              durationMs: result.durationMs,
+              responseBody: result.responseBody,
             },
       );
     }
