@@ -1,5 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { IsOptional } from 'class-validator';
+import { OptionalNotNull } from '../../common/validation/optional-not-null';
 import { InstantField } from './instant';
 
 /** Most events one recovery sends again (contract section 9). */
@@ -16,7 +16,7 @@ export class RecoverDeliveriesDto {
   @InstantField('Start of the window (inclusive): at most RETENTION_DAYS back', true)
   since: string;
 
-  @IsOptional()
+  @OptionalNotNull()
   @InstantField('End of the window (exclusive); default now')
   until?: string;
 }

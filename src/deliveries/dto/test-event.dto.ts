@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { IsEnum, IsOptional } from 'class-validator';
+import { IsEnum } from 'class-validator';
+import { OptionalNotNull } from '../../common/validation/optional-not-null';
 import { WebhookEvent } from '../../common/reference/enums';
 
 /** POST /webhooks/subscriptions/{id}/test (contract section 9). */
@@ -14,7 +15,7 @@ export class TestEventDto {
       'LICENCE_CREATED_FAILED: an error whose `type` is `TestEvent`',
     example: WebhookEvent.LICENCE_CREATED_SUCCESS,
   })
-  @IsOptional()
+  @OptionalNotNull()
   @IsEnum(WebhookEvent, { message: `eventType must be one of ${Object.values(WebhookEvent).join(', ')}` })
   eventType?: WebhookEvent;
 }
