@@ -167,6 +167,17 @@ describe('Partner tools: richer records, filters, resend, recover, test events (
       expect(detail.body.payload).toEqual(receipt.body);
       expect(JSON.stringify(detail.body.payload)).toBe(receipt.raw);
       expect(detail.body._links.resend.href).toBe(`${base(sub)}/deliveries/${record.id}/resend`);
+      // Another tenant's, or another subscription's record: 404; a client: 403.
+      await as(stranger)
+        .get(`${base(sub)}/deliveries/${record.id}`)
+        .expect(404);
+      const other = await createSubscription(t, { tenant: partner.tenant, url: hook.url('/other') });
+      await as(partner)
+        .get(`${base(other)}/deliveries/${record.id}`)
+        .expect(404);
+      await as(client)
+        .get(`${base(sub)}/deliveries/${record.id}`)
+        .expect(403);
       // Not in the list.
       const listed = await as(partner)
         .get(`${base(sub)}/deliveries`)
@@ -230,6 +241,8 @@ describe('Partner tools: richer records, filters, resend, recover, test events (
       ['status=FAILED&sort=sentAt,asc', ['b', 'c', 'e']],
       ['status=SUCCESS&eventType=LICENCE_CREATED_SUCCESS&trigger=RESEND&since=2026-03-01T10:05:00Z', ['f']],
       ['until=2026-03-01T10:00:00Z', []],
+      ['since=0001-01-01T00:00:00Z&until=9999-12-31T23:59:59.999Z', ['f', 'e', 'd', 'c', 'b', 'a']],
+      ['since=9999-12-31', []],
     ])('filters by %s', async (query, expected) => {
       const body = await list(query);
       expect(names(body.content)).toEqual(expected);
@@ -265,6 +278,7 @@ describe('Partner tools: richer records, filters, resend, recover, test events (
       ['until=1700000000000', 'until'],
       ['until=2026-03-01T10:00:00Z&until=2026-03-02T10:00:00Z', 'until'],
       ['sort=responseBody', 'sort'],
+      ['since=0000-01-01T00:00:00Z', 'since'], // no year 0 in ISO 8601's basic calendar
     ])('answers 400 naming the filter for %s', async (query, field) => {
       const res = await as(partner)
         .get(`${base(sub)}/deliveries?${query}`)
@@ -478,6 +492,9 @@ describe('Partner tools: richer records, filters, resend, recover, test events (
         [{ since: 12345 }, 'since'],
         [{ since: null }, 'since'],
         [{ since: new Date(now - 8 * day).toISOString() }, 'since'], // RETENTION_DAYS 7
+        [{ since: '0000-01-01T00:00:00Z' }, 'since'],
+        [{ since: '9999-12-31T23:59:59Z', until: '9999-12-31T23:59:59Z' }, 'until'],
+        [{ since: ['2026-01-01T00:00:00Z'] }, 'since'],
         [{ since: new Date(now - day).toISOString(), until: 'later' }, 'until'],
         [{ since: new Date(now - day).toISOString(), until: null }, 'until'],
         [{ since: new Date(now - day).toISOString(), until: new Date(now - 2 * day).toISOString() }, 'until'],
