@@ -240,6 +240,9 @@ describe('OpenAPI document (GET /openapi.json)', () => {
         'GET /webhooks/subscriptions/:id/deliveries/:deliveryId',
         'GET /webhooks/subscriptions/:id/secret',
         'POST /webhooks/subscriptions/:id/secret/rotate',
+        'POST /webhooks/subscriptions/:id/deliveries/:deliveryId/resend',
+        'POST /webhooks/subscriptions/:id/recover',
+        'POST /webhooks/subscriptions/:id/test',
         'POST /admin/licence-events',
         'GET /health/live',
         'GET /health/ready',
@@ -276,7 +279,7 @@ describe('OpenAPI document (GET /openapi.json)', () => {
       expect(String(res.status) in op.responses).toBe(true);
       checked.push(path);
     }
-    expect(checked).toHaveLength(20);
+    expect(checked).toHaveLength(23);
   });
 
   it("documents the success code and the spec's error codes of every endpoint", () => {
@@ -292,6 +295,9 @@ describe('OpenAPI document (GET /openapi.json)', () => {
       'get /webhooks/subscriptions/{id}/deliveries': [200, 401, 403, 404],
       'get /webhooks/subscriptions/{id}/deliveries/{deliveryId}': [200, 401, 403, 404],
       'post /webhooks/subscriptions': [200, 400, 401, 403],
+      'post /webhooks/subscriptions/{id}/deliveries/{deliveryId}/resend': [202, 400, 401, 403, 404, 409],
+      'post /webhooks/subscriptions/{id}/recover': [202, 400, 401, 403, 404, 409],
+      'post /webhooks/subscriptions/{id}/test': [202, 400, 401, 403, 404],
       'put /webhooks/subscriptions/{id}': [200, 400, 401, 403, 404],
       'get /webhooks/subscriptions/{id}/secret': [200, 401, 403, 404],
       'post /webhooks/subscriptions/{id}/secret/rotate': [200, 400, 401, 403, 404],

@@ -68,10 +68,7 @@ describe('migrations WebhookJobsQueueVacuum and RetentionIndexes', () => {
     await ds.undoLastMigration({ transaction: 'each' });
     await expect(jobsOptions()).resolves.toEqual(['fillfactor=50']);
 
-    expect((await runMigrations(ds)).slice(0, 2)).toEqual([
-      'WebhookJobsQueueVacuum1764300000000',
-      'RetentionIndexes1764300100000',
-    ]);
+    await expect(runMigrations(ds)).resolves.toEqual(applied.slice(at));
     await expect(jobsOptions()).resolves.toEqual(['fillfactor=50', ...QUEUE_VACUUM]);
     await expect(eventIdIndexes()).resolves.toHaveLength(2);
   });

@@ -11,7 +11,7 @@ import { RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import { isNonPublicAddress } from '../common/network/non-public-address';
 import { DeliveryStatus } from '../common/reference/enums';
 
-/** The receiver's body is read up to this much, then dropped: it is never stored or parsed. */
+/** The receiver's body is read up to this much; only its first RESPONSE_EXCERPT_BYTES are kept. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 const MAX_ERROR_MESSAGE = 1000;
 /** Kept-alive connections found closed by the receiver that one delivery tries past. */
@@ -22,6 +22,10 @@ export interface DeliveryOutcome {
   httpStatusCode: number | null;
   errorMessage: string | null;
   sentAt: Date;
+  /** From the request's start to the end of the answer or the failure; null when nothing was sent. */
+  durationMs: number | null;
+  /** The answer's first RESPONSE_EXCERPT_BYTES as text; null when no answer arrived. */
+  responseBody: string | null;
 }
 
 /** Cut off by shutdown before any answer: no record, the job is released for another attempt. */
@@ -133,15 +137,40 @@ const TLS_UNTRUSTED = new Set([
   'CERT_SIGNATURE_FAILURE',
 ]);
 
-/** Reads and drops at most `cap` bytes of the response; never rejects. */
-function discardBody(stream: Readable, cap: number): Promise<void> {
+/** The first bytes of the receiver's answer kept on the record (contract section 9). */
+export const RESPONSE_EXCERPT_BYTES = 1024;
+
+/**
+ * The first `limit` bytes of `bytes` as UTF-8 text, cut back to a character boundary so no
+ * character is broken. `bytes` may hold one byte more than `limit`: it tells whether the byte at
+ * the cut continues a character.
+ */
+export function utf8Excerpt(bytes: Buffer, limit = RESPONSE_EXCERPT_BYTES): string {
+  let end = Math.min(bytes.length, limit);
+  // A continuation byte (10xxxxxx) at the cut means the character before it is incomplete.
+  while (end > 0 && end < bytes.length && (bytes[end] & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString('utf8');
+}
+
+/**
+ * Reads the response up to `cap` bytes, keeping only its first RESPONSE_EXCERPT_BYTES (plus one, to
+ * cut on a character boundary) as text; the rest is dropped as it arrives. Never rejects.
+ */
+function readExcerpt(stream: Readable, cap: number): Promise<string> {
   return new Promise((resolve) => {
+    const kept: Buffer[] = [];
+    let keptBytes = 0;
     let read = 0;
     const done = () => {
       stream.removeAllListeners('data');
-      resolve();
+      resolve(utf8Excerpt(Buffer.concat(kept, keptBytes)));
     };
     stream.on('data', (chunk: Buffer) => {
+      if (keptBytes <= RESPONSE_EXCERPT_BYTES) {
+        const piece = chunk.subarray(0, RESPONSE_EXCERPT_BYTES + 1 - keptBytes);
+        kept.push(piece);
+        keptBytes += piece.length;
+      }
       read += chunk.length;
       if (read > cap) {
         stream.destroy(); // the connection is not reused; the receiver talked too much
@@ -248,20 +277,25 @@ export class DeliveryClient {
   /** One attempt. */
   async send(request: DeliveryRequest): Promise<DeliveryOutcome | DeliveryInterrupted> {
     const sentAt = new Date();
-    const failed = (errorMessage: string): DeliveryOutcome => ({
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    /** No answer; `sent` false when nothing left (a blocked destination): no duration then. */
+    const failed = (errorMessage: string, sent = true): DeliveryOutcome => ({
       status: DeliveryStatus.FAILED,
       httpStatusCode: null,
       errorMessage: errorMessage.slice(0, MAX_ERROR_MESSAGE),
       sentAt,
+      durationMs: sent ? elapsed() : null,
+      responseBody: null,
     });
 
     let url: URL;
     try {
       url = new URL(request.url);
     } catch {
-      return failed('invalid receiver URL');
+      return failed('invalid receiver URL', false);
     }
-    if (url.protocol !== 'https:') return failed('blocked: the receiver URL must use HTTPS');
+    if (url.protocol !== 'https:') return failed('blocked: the receiver URL must use HTTPS', false);
     // The time of this attempt, in whole seconds (Standard Webhooks' `webhook-timestamp`).
     const timestamp = Math.floor(sentAt.getTime() / 1000);
     const headers: Record<string, string | false> = {
@@ -304,12 +338,20 @@ export class DeliveryClient {
         await this.checkResolvedAddresses(url.hostname, controller.signal);
       }
       const response = await this.post(url.href, request.payload, headers, controller.signal);
-      // The answer is the status line: the body is read (up to the cap) only to keep the
-      // connection reusable, within what is left of the time budget.
-      await discardBody(response.data, MAX_RESPONSE_BYTES);
+      // The answer is the status line: the body is read (up to the cap) to keep the connection
+      // reusable, within what is left of the time budget, and its first bytes kept for the record.
+      const responseBody = await readExcerpt(response.data, MAX_RESPONSE_BYTES);
+      const durationMs = elapsed();
       const code = response.status;
       if (code >= 200 && code < 300) {
-        return { status: DeliveryStatus.SUCCESS, httpStatusCode: code, errorMessage: null, sentAt };
+        return {
+          status: DeliveryStatus.SUCCESS,
+          httpStatusCode: code,
+          errorMessage: null,
+          sentAt,
+          durationMs,
+          responseBody,
+        };
       }
       const reason = STATUS_CODES[code] ?? response.statusText ?? '';
       return {
@@ -317,11 +359,15 @@ export class DeliveryClient {
         httpStatusCode: code,
         errorMessage: `HTTP ${code}${reason ? ` ${reason}` : ''}`,
         sentAt,
+        durationMs,
+        responseBody,
       };
     } catch (error) {
       if (timedOut) return failed(`timed out after ${this.timeoutMs} ms`);
       if (this.interrupted) return { interrupted: true };
-      return failed(this.describe(error, url.hostname));
+      const message = this.describe(error, url.hostname);
+      // A refused destination was never connected to: nothing was sent.
+      return failed(message, message !== NOT_PUBLIC);
     } finally {
       clearTimeout(timer);
       this.inFlight.delete(controller);

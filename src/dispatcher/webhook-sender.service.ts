@@ -33,8 +33,16 @@ export interface DeliveryJob {
 }
 
 /** A delivery FAILED before anything was sent (a stored secret is unreadable, e.g. SECRETS_KEY changed). */
+/** An attempt that failed before a request was made: no duration, no answer. */
 const notSent = (errorMessage: string): Promise<DeliveryOutcome> =>
-  Promise.resolve({ status: DeliveryStatus.FAILED, httpStatusCode: null, errorMessage, sentAt: new Date() });
+  Promise.resolve({
+    status: DeliveryStatus.FAILED,
+    httpStatusCode: null,
+    errorMessage,
+    sentAt: new Date(),
+    durationMs: null,
+    responseBody: null,
+  });
 
 /** Decrypted signing keys kept (a few hundred bytes each), the least recently used dropped first. */
 const SIGNING_KEY_CACHE_SIZE = 10_000;
@@ -243,6 +251,8 @@ export class WebhookSender implements OnModuleInit {
               httpStatusCode: result.httpStatusCode,
               errorMessage: result.errorMessage,
               sentAt: new Date(result.sentAt),
+              durationMs: result.durationMs,
+              responseBody: result.responseBody,
             },
       );
     }

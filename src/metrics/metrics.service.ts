@@ -5,19 +5,21 @@ import type { Pool } from 'pg';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
-import { DeliveryStatus } from '../common/reference/enums';
+import { DeliveryStatus, DeliveryTrigger } from '../common/reference/enums';
 import { PendingJobs, readPendingJobs } from '../dispatcher/pending-jobs.statement';
 
-/** What started an attempt (contract section 9, Delivery records): only EVENT exists so far. */
-export type DeliveryTrigger = 'EVENT' | 'RESEND' | 'RECOVER' | 'TEST';
-const TRIGGERS: DeliveryTrigger[] = ['EVENT', 'RESEND', 'RECOVER', 'TEST'];
+/** What started an attempt (contract section 9, Delivery records). */
+const TRIGGERS = Object.values(DeliveryTrigger);
 
 export interface DeliveryAttempt {
   outcome: DeliveryStatus;
   trigger: DeliveryTrigger;
   /** From the request's start to the end of the answer or the failure. */
   durationMs: number;
-  /** When the event was published; the attempt started at `publishedAt` + the latency observed. */
+  /**
+   * When the event was published (for a resend, recovery or test: when it was asked for); the
+   * attempt started at `publishedAt` + the latency observed.
+   */
   publishedAt: Date;
   /** When the attempt started (default: `durationMs` ago). */
   sentAt?: Date;
