@@ -17,6 +17,14 @@ const COLUMNS = `id, subscription_id AS "subscriptionId", event_type AS "eventTy
   created_at AS "createdAt"`;
 
 /**
+ * The number of records of subscription $1, kept in the transaction of every insert and delete
+ * (migration WebhookDeliveryCounts): a history page counts nothing. Only for the whole history; a
+ * filtered list counts its matches.
+ */
+const STORED_COUNT_SQL = `
+  SELECT COALESCE((SELECT records FROM webhook_delivery_counts WHERE subscription_id = $1), 0) AS total`;
+
+/**
  * Newest first by default (sent_at desc, id desc: contract section 6), which
  * IDX_webhook_deliveries_subscription_sent_at serves, backwards too. Any other sort is over one
  * subscription's history, ties broken by sent_at (newest first unless the sort names it) and then
@@ -44,7 +52,9 @@ export class DeliveriesService {
     size: number,
   ): Promise<[DeliveryRecord[], number]> {
     const where = new Conditions().add((p) => `subscription_id = ${p}`, subscriptionId);
-    const select = { columns: COLUMNS, from: 'webhook_deliveries', where, orderBy: orderOf(sort) };
+    const unfiltered = where.params.length === 1;
+    const count = unfiltered ? STORED_COUNT_SQL : undefined;
+    const select = { columns: COLUMNS, from: 'webhook_deliveries', where, orderBy: orderOf(sort), count };
     return readPage<DeliveryRecord>(this.statements, select, page, size);
   }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import type { DataSource } from 'typeorm';
 
 /** Set by global-setup: the server's maintenance URL and the migrated template database's name. */
 export const ADMIN_URL_ENV = 'PIS_TEST_ADMIN_URL';
@@ -42,4 +43,11 @@ export async function createTestDatabase(): Promise<{ url: string; name: string 
 
 export async function dropTestDatabase(name: string): Promise<void> {
   await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+}
+
+/** Undoes the migrations applied after `name`, newest first: a migration spec checks the schema its own leave. */
+export async function undoMigrationsAfter(ds: DataSource, name: string): Promise<void> {
+  const last = async () =>
+    (await ds.query(`SELECT name FROM migrations ORDER BY id DESC LIMIT 1`))[0]?.name as string | undefined;
+  while ((await last()) !== name) await ds.undoLastMigration({ transaction: 'each' });
 }
