@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { UserRole, WebhookEvent } from '../src/common/reference/enums';
 import { migrations } from '../migrations';
@@ -7,7 +6,8 @@ import { runMigrations } from '../src/database/migrate';
 import { createEmptyDatabase, undoMigrationsAfter } from './support/database';
 import { licence, startDispatcherApp, waitForDeliveries } from './support/dispatcher';
 import { LogCapture } from './support/log-capture';
-import { Receipt, Receiver } from './support/receiver';
+import { Receiver } from './support/receiver';
+import { signaturesOf as signatures, verifyReceipt as verify } from './support/signatures';
 import { testCa } from './support/test-ca';
 import type { TestApp, TestUser } from './support/test-app';
 import { uniq } from './support/test-app';
@@ -18,11 +18,6 @@ const KEY = /^whsec_[A-Za-z0-9+/]{32}$/;
 
 const bearer = (user: TestUser) => ({ authorization: `Bearer ${user.token}` });
 const keyOf = (bytes: number) => `whsec_${randomBytes(bytes).toString('base64')}`;
-
-/** What a receiver does with `standardwebhooks`: throws unless one signature is the secret's. */
-const verify = (secret: string, receipt: Receipt) =>
-  new Webhook(secret).verify(receipt.raw, receipt.headers as Record<string, string>);
-const signatures = (headers: IncomingHttpHeaders) => String(headers['webhook-signature']).split(' ');
 
 describe('Signing secrets and Standard Webhooks signatures (contract section 9)', () => {
   let t: TestApp;
