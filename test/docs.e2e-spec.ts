@@ -20,6 +20,8 @@ const SPEC_ENDPOINTS = [
   'post /webhooks/subscriptions/{id}/deliveries/{deliveryId}/resend',
   'post /webhooks/subscriptions/{id}/recover',
   'post /webhooks/subscriptions/{id}/test',
+  'get /webhooks/subscriptions/{id}/secret',
+  'post /webhooks/subscriptions/{id}/secret/rotate',
   'post /admin/users',
   'get /admin/users',
   'get /admin/users/{id}',

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { STATUS_CODES } from 'node:http';
 import { isIP } from 'node:net';
@@ -105,7 +106,26 @@ const RESERVED_HEADERS = new Set([
   'content-length',
   'connection',
   'transfer-encoding',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
 ]);
+
+/**
+ * Standard Webhooks v1 (contract section 9): `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`
+ * per key, space-separated, the current secret first. `payload` is the exact text sent (UTF-8).
+ */
+export function webhookSignature(
+  webhookId: string,
+  timestamp: number,
+  payload: string,
+  keys: Uint8Array[],
+): string {
+  const signed = `${webhookId}.${timestamp}.${payload}`; // one update() call: the cost is per call
+  return keys
+    .map((key) => `v1,${createHmac('sha256', key).update(signed, 'utf8').digest('base64')}`)
+    .join(' ');
+}
 
 const TLS_UNTRUSTED = new Set([
   'DEPTH_ZERO_SELF_SIGNED_CERT',
@@ -173,13 +193,17 @@ export interface DeliveryClientOptions {
   userAgent: string;
 }
 
-/** One delivery as the client sends it: the header value already decrypted. */
+/** One delivery as the client sends it: the header value and signing keys already decrypted. */
 export interface DeliveryRequest {
   url: string;
   /** The exact JSON text of the event (identical for every subscription and copy). */
   payload: string;
   headerName: string | null;
   headerValue: string | null;
+  /** `webhook-id`: the event's id, the same on every copy and resend (receivers' idempotency key). */
+  webhookId: string;
+  /** HMAC keys, the current secret's first; none: no `webhook-signature` (a row from before signing). */
+  signingKeys: Uint8Array[];
 }
 
 /**
@@ -272,13 +296,25 @@ export class DeliveryClient {
       return failed('invalid receiver URL', false);
     }
     if (url.protocol !== 'https:') return failed('blocked: the receiver URL must use HTTPS', false);
+    // The time of this attempt, in whole seconds (Standard Webhooks' `webhook-timestamp`).
+    const timestamp = Math.floor(sentAt.getTime() / 1000);
     const headers: Record<string, string | false> = {
       'Content-Type': 'application/json',
       'User-Agent': this.userAgent,
       // Not sent (axios keeps a header set to false, and leaves it out): the answer's body is read
       // up to a cap and dropped, never decoded, so nothing is asked to be compressed.
       'Accept-Encoding': false,
+      'webhook-id': request.webhookId,
+      'webhook-timestamp': String(timestamp),
     };
+    if (request.signingKeys.length > 0) {
+      headers['webhook-signature'] = webhookSignature(
+        request.webhookId,
+        timestamp,
+        request.payload,
+        request.signingKeys,
+      );
+    }
     // The custom header when both name and value are set; never one of the headers set here or by
     // HTTP itself (the API refuses those names already).
     if (

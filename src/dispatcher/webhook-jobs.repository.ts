@@ -17,6 +17,10 @@ export interface ClaimedJob {
   url: string;
   headerName: string | null;
   headerValueEncrypted: string | null;
+  /** The subscription's signing secret, encrypted (null only on a row from before signing). */
+  signingSecretEncrypted: string | null;
+  /** The secret before its last rotation while its overlap lasts (at claim time), encrypted. */
+  previousSigningSecretEncrypted: string | null;
   /** host[:port] of the receiver (AdmissionPolicy's host). */
   host: string;
   /**
@@ -93,6 +97,9 @@ const CLAIM_SQL = `
   SELECT c.id, c.event_id AS "eventId", c.subscription_id AS "subscriptionId",
     e.event_type AS "eventType", e.tenant, e.payload::text AS payload, s.url, s.header_name AS "headerName",
     s.header_value_encrypted AS "headerValueEncrypted", ${HOST_SQL} AS host, c.created_at AS "publishedAt",
+    s.signing_secret_encrypted AS "signingSecretEncrypted",
+    CASE WHEN s.previous_signing_secret_until > now() THEN s.previous_signing_secret_encrypted END
+      AS "previousSigningSecretEncrypted",
     c.trigger, (SELECT count(*) FROM candidates)::int AS candidates
   FROM claimed c
   JOIN webhook_events e ON e.id = c.event_id
