@@ -33,13 +33,14 @@ export interface DeliveryJob {
 }
 
 /** A delivery FAILED before anything was sent (a stored secret is unreadable, e.g. SECRETS_KEY changed). */
+/** An attempt that failed before a request was made: no duration, no answer. */
 const notSent = (errorMessage: string): Promise<DeliveryOutcome> =>
   Promise.resolve({
     status: DeliveryStatus.FAILED,
     httpStatusCode: null,
     errorMessage,
     sentAt: new Date(),
-    durationMs: null, // nothing was sent
+    durationMs: null,
     responseBody: null,
   });
 
