@@ -1,15 +1,17 @@
+import { Webhook } from 'standardwebhooks';
 import { DeliveryTrigger, UserRole, WebhookEvent } from '../src/common/reference/enums';
 import { Subscription } from '../src/subscriptions/subscription.entity';
 import {
   createSubscription,
   licence,
   pendingJobs,
+  signingSecretOf,
   sleep,
   startDispatcherApp,
   waitForDeliveries,
 } from './support/dispatcher';
 import { scrape, valueOf } from './support/metrics';
-import { Behaviour, Receiver } from './support/receiver';
+import { Behaviour, Receipt, Receiver } from './support/receiver';
 import { testCa } from './support/test-ca';
 import type { TestApp, TestUser } from './support/test-app';
 
@@ -87,6 +89,14 @@ describe('Partner tools: richer records, filters, resend, recover, test events (
     }
     return recordsOf(subscriptionId);
   }
+
+  /** What a receiver does with `standardwebhooks`: every copy verifies with the subscription's secret. */
+  const expectSigned = (sub: Subscription, receipts: Receipt[]) => {
+    const webhook = new Webhook(signingSecretOf(t, sub));
+    for (const r of receipts) {
+      expect(webhook.verify(r.raw, r.headers as Record<string, string>)).toEqual(r.body);
+    }
+  };
 
   const expectErrorBody = (body: Record<string, unknown>) =>
     expect(
@@ -332,8 +342,10 @@ describe('Partner tools: richer records, filters, resend, recover, test events (
       const [again] = await second.waitFor(1);
       expect(again.raw).toBe(original.raw); // byte for byte
       expect(again.headers['x-hook-key']).toBe('new-key');
-      // The webhook-id (the signatures' header, when present) is the event id on both.
-      expect(again.headers['webhook-id']).toBe(original.headers['webhook-id']);
+      // The same webhook-id (the event id) on both, each signed.
+      expect(again.headers['webhook-id']).toBe(String(eventId));
+      expect(original.headers['webhook-id']).toBe(String(eventId));
+      expectSigned(sub, [original, again]);
       expect(second.receipts).toHaveLength(1);
 
       // Resend of the resend's own record: the same event again.
@@ -433,6 +445,10 @@ describe('Partner tools: richer records, filters, resend, recover, test events (
       const sent = hook.receipts.slice(before);
       expect(sent.map((r) => r.path)).toEqual(['/hook', '/hook', '/hook']); // not to the sibling
       expect(new Set(sent.map((r) => r.raw)).size).toBe(3);
+      expect(sent.map((r) => r.headers['webhook-id']).sort()).toEqual(
+        [recovered1, recovered2, recovered3].map(String).sort(),
+      );
+      expectSigned(sub, sent);
 
       // Called again: nothing left to recover (their latest attempts succeeded).
       const again = await as(partner)
@@ -551,7 +567,8 @@ describe('Partner tools: richer records, filters, resend, recover, test events (
         licence: { code: expect.stringMatching(/^TEST-/) },
         error: null,
       });
-      expect(receipt.headers['webhook-id'] ?? String(res.body.eventId)).toBe(String(res.body.eventId));
+      expect(receipt.headers['webhook-id']).toBe(String(res.body.eventId));
+      expectSigned(target, [receipt]);
 
       const failed = await as(partner)
         .post(`${base(idle)}/test`, { eventType: 'LICENCE_CREATED_FAILED' })
@@ -565,6 +582,7 @@ describe('Partner tools: richer records, filters, resend, recover, test events (
         licence: null,
         error: { message: expect.any(String), type: 'TestEvent' },
       });
+      expectSigned(idle, [idleReceipt]);
 
       // Nobody else: no job or record of either test event for the neighbour, now or by recovery.
       await as(partner)
