@@ -146,6 +146,51 @@ describe('Delivery record counts (the history page total)', () => {
     await expect(counts([sub])).resolves.toEqual([{ stored: 1, actual: 1 }]);
   });
 
+  it('writes no record for a subscription deleted or moved while its delivery was in flight, and records the others', async () => {
+    const slow = await Receiver.start(testCa().server, { status: 200, delayMs: 800 });
+    try {
+      const tenant = uniq('tenant');
+      const [deleted, moved, kept] = [
+        await createSubscription(t, { tenant, url: slow.url('/deleted') }),
+        await createSubscription(t, { tenant, url: slow.url('/moved') }),
+        await createSubscription(t, { tenant, url: slow.url('/kept') }),
+      ];
+      await publish(tenant);
+      await slow.waitFor(3); // all three in flight, none answered yet
+      await t
+        .http()
+        .delete(`/webhooks/subscriptions/${deleted.id}`)
+        .set('authorization', `Bearer ${admin.token}`)
+        .expect(200);
+      await t
+        .http()
+        .put(`/webhooks/subscriptions/${moved.id}`)
+        .set('authorization', `Bearer ${admin.token}`)
+        .send({
+          name: 'moved',
+          url: slow.url('/moved'),
+          events: ['LICENCE_CREATED_SUCCESS'],
+          tenant: uniq('tenant'),
+        })
+        .expect(200);
+      // Written in the same completion batch as the others' (one statement), or after them.
+      await waitForDeliveries(t.dataSource, kept.id, 1);
+      await expect(counts([deleted, moved, kept])).resolves.toEqual([
+        { stored: null, actual: 0 },
+        { stored: null, actual: 0 }, // never had a record: no count row
+        { stored: 1, actual: 1 },
+      ]);
+      await expect(
+        t.dataSource.query(
+          `SELECT count(*)::int AS n FROM webhook_jobs WHERE subscription_id = ANY ($1::int[])`,
+          [[deleted.id, moved.id, kept.id]],
+        ),
+      ).resolves.toEqual([{ n: 0 }]);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('drops the count with its subscription, and with a TRUNCATE of the records', async () => {
     const tenant = uniq('tenant');
     const [gone, kept] = [

@@ -5,8 +5,9 @@ import { Subscription } from '../subscriptions/subscription.entity';
 
 /**
  * One delivery attempt (table `webhook_deliveries`, owned by this module): written through
- * DeliveryRecords (the dispatcher hands it the outcomes, in the transaction that deletes their
- * jobs), read by GET /webhooks/subscriptions/{id}/deliveries.
+ * DeliveryRecords (the dispatcher hands it the outcomes, in the statement that deletes their
+ * jobs), read by GET /webhooks/subscriptions/{id}/deliveries; counted per subscription in
+ * webhook_delivery_counts (migration WebhookDeliveryCounts).
  */
 @Entity({ name: 'webhook_deliveries' })
 export class WebhookDelivery {
