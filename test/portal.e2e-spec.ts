@@ -1,7 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { WebhookEvent } from '../src/common/reference/enums';
 import { PORTAL_DIR } from '../src/portal/portal.module';
 import { browserMode, buildPortal, HOW_TO_GET_CHROMIUM, launchChromium } from './support/browser';
@@ -20,6 +20,16 @@ const mode = browserMode();
 if (mode === 'skip') process.stderr.write(`portal browser tests SKIPPED: ${HOW_TO_GET_CHROMIUM}\n`);
 
 const UI_TIMEOUT = 20_000;
+/** In the page: the focused control's label (or text) and its outline style. */
+const FOCUSED = `(() => {
+  const el = document.activeElement;
+  if (!el) return { text: '', outline: 'none' };
+  const label = el.id ? document.querySelector('label[for="' + el.id + '"]')?.textContent : undefined;
+  return {
+    text: (label ?? el.getAttribute('aria-label') ?? el.textContent ?? '').trim(),
+    outline: getComputedStyle(el).outlineStyle,
+  };
+})()`;
 /** Chromium's own line for a failed request: expected where a test provokes that status. */
 const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded with a status of (401|404|429)/;
 
@@ -34,7 +44,6 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
   let t: TestApp;
   let portalDir: string;
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   let receiver: Receiver;
   let admin: TestUser;
@@ -117,7 +126,7 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
       })
     ).id;
     browser = await launchChromium();
-    ({ context, page } = await newPage());
+    ({ page } = await newPage());
     await mkdir(screenshots, { recursive: true });
   }, 120_000);
 
@@ -263,7 +272,7 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
     try {
       await logIn(narrow.page, partner);
       const fits = async (name: string) => {
-        const width = await narrow.page.evaluate(() => document.documentElement.scrollWidth);
+        const width = await narrow.page.evaluate<number>('document.documentElement.scrollWidth');
         await narrow.page.screenshot({ path: join(screenshots, `portal-375-${name}.png`), fullPage: true });
         expect({ name, width: Math.min(width, 376) }).toEqual({ name, width: Math.min(width, 375) });
       };
@@ -358,11 +367,11 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
   });
 
   it('logs out: the token leaves session storage and was never in a URL', async () => {
-    const token = await page.evaluate(() => sessionStorage.getItem('portal.session'));
+    const token = await page.evaluate<string | null>("sessionStorage.getItem('portal.session')");
     expect(token).toBeTruthy();
     await page.getByRole('button', { name: 'Log out' }).click();
     await heading(page, /Log in/).waitFor();
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await page.evaluate<number>('sessionStorage.length')).toBe(0);
     const jwt = JSON.parse(token!).token as string;
     expect(requestedUrls.filter((u) => u.includes(jwt) || /token=/i.test(u))).toEqual([]);
     await page.goto(`${t.url}/portal/subscriptions`);
@@ -376,15 +385,7 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
     const tabTo = async (text: RegExp) => {
       for (let i = 0; i < 60; i++) {
         await p.keyboard.press('Tab');
-        const focused = await p.evaluate(() => {
-          const el = document.activeElement as HTMLElement | null;
-          if (!el) return { text: '', outline: 'none' };
-          const label = el.id ? document.querySelector(`label[for="${el.id}"]`)?.textContent : undefined;
-          return {
-            text: (label ?? el.getAttribute('aria-label') ?? el.textContent ?? '').trim(),
-            outline: getComputedStyle(el).outlineStyle,
-          };
-        });
+        const focused = await p.evaluate<{ text: string; outline: string }>(FOCUSED);
         if (text.test(focused.text)) {
           expect({ text: focused.text, outline: focused.outline }).not.toMatchObject({ outline: 'none' });
           return;
@@ -417,7 +418,7 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
       await p.keyboard.press('Enter');
       // The dialog has the focus: Tab stays inside it, Enter confirms.
       await p.getByRole('button', { name: 'Yes, delete it' }).waitFor();
-      expect(await p.evaluate(() => document.activeElement?.textContent)).toBe('Yes, delete it');
+      expect(await p.evaluate<string>('document.activeElement.textContent')).toBe('Yes, delete it');
       await p.keyboard.press('Enter');
       await heading(p, 'Subscriptions').waitFor();
       await p.getByText(/^\d+ subscriptions?$/).waitFor();

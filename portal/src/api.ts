@@ -203,7 +203,8 @@ export class ApiClient {
   }
 
   login(email: string, password: string) {
-    return this.request<{ token: string; expiresIn: number }>('POST', '/auth/login', { email, password });
+    // Never with a bearer token: a failed login is not the end of a session.
+    return this.request<{ token: string; expiresIn: number }>('POST', '/auth/login', { email, password }, '');
   }
 
   me(token?: string) {
