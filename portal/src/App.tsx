@@ -148,7 +148,8 @@ export function App() {
       saveSession(s);
       setSession(s);
       setNotice(undefined);
-      navigate('/subscriptions');
+      // A deep link opened before logging in (e.g. a link an operator sent) stays where it was.
+      if (['/', '/login'].includes(path)) navigate('/subscriptions');
     },
     logout: (message) => logoutRef.current(message),
     notice,

@@ -54,7 +54,8 @@ export interface Delivery {
   id: number | string;
   subscriptionId: number;
   subscriptionName: string;
-  eventId?: string;
+  /** The event's id (its webhook-id): the same on every attempt of it. */
+  eventId?: number | string;
   eventType: string;
   trigger?: string;
   status: string;
@@ -250,7 +251,7 @@ export class ApiClient {
   }
 
   sendTest(id: number, eventType?: string) {
-    return this.request<{ eventId: string }>(
+    return this.request<{ eventId: number | string }>(
       'POST',
       `/webhooks/subscriptions/${id}/test`,
       eventType ? { eventType } : {},
@@ -269,7 +270,7 @@ export class ApiClient {
   }
 
   resend(id: number, deliveryId: string) {
-    return this.request<{ eventId: string }>(
+    return this.request<{ eventId: number | string; subscriptionId: number }>(
       'POST',
       `/webhooks/subscriptions/${id}/deliveries/${deliveryId}/resend`,
     );

@@ -28,13 +28,13 @@ export async function waitForAttempt(
   api: ApiClient,
   id: number,
   trigger: string,
-  eventId: string,
+  eventId: number | string,
   known: Set<string>,
   signal: AbortSignal,
 ): Promise<Delivery | undefined> {
   for (let attempt = 0; attempt < POLL_ATTEMPTS && !signal.aborted; attempt++) {
     const page = await api.deliveries(id, { trigger }, 0, 20);
-    const found = page.content.find((d) => d.eventId === eventId && !known.has(String(d.id)));
+    const found = page.content.find((d) => String(d.eventId) === String(eventId) && !known.has(String(d.id)));
     if (found) return found;
     await sleep(POLL_INTERVAL_MS, signal);
   }

@@ -10,14 +10,11 @@ export function DeliveryPage({ id, deliveryId }: { id: number; deliveryId: strin
   useEffect(() => {
     document.title = `Delivery ${deliveryId} · Partner portal`;
   }, [deliveryId]);
-  const resend = () => {
-    if (!d?.eventId) return;
-    const eventId = d.eventId;
-    void watch.start(async () => {
-      await api.resend(id, deliveryId);
-      return eventId;
-    }, 'Resent: a new attempt is queued.');
-  };
+  const resend = () =>
+    void watch.start(
+      async () => (await api.resend(id, deliveryId)).eventId,
+      'Resent: a new attempt is queued.',
+    );
   return (
     <>
       <p>
@@ -52,7 +49,7 @@ export function DeliveryPage({ id, deliveryId }: { id: number; deliveryId: strin
             <dd>{d.errorMessage ?? 'none'}</dd>
           </dl>
           <div className="actions">
-            <button type="button" onClick={resend} disabled={!d.eventId}>
+            <button type="button" onClick={resend}>
               Resend this delivery
             </button>
           </div>

@@ -75,7 +75,7 @@ export function useAttemptWatch(id: number, trigger: string, onRecorded: () => v
   const [recordId, setRecordId] = useState<string>();
   const abort = useRef<AbortController>(undefined);
   useEffect(() => () => abort.current?.abort(), []);
-  const start = async (send: () => Promise<string>, sentText: string) => {
+  const start = async (send: () => Promise<number | string>, sentText: string) => {
     abort.current?.abort();
     const controller = new AbortController();
     abort.current = controller;
