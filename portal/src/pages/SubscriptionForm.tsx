@@ -6,6 +6,11 @@ import { ErrorMessage, Link, useLoad, usePortal } from '../portal';
 
 /** What happens to the custom header's value on save (it is write-only: never shown). */
 type HeaderChoice = 'keep' | 'set' | 'clear';
+const HEADER_CHOICES: Array<[HeaderChoice, string]> = [
+  ['keep', 'Keep the current header (its value is never shown)'],
+  ['set', 'Set a new value'],
+  ['clear', 'Remove the custom header'],
+];
 
 function Form({ existing }: { existing?: Subscription }) {
   const { api, navigate, session, tenant: currentTenant } = usePortal();
@@ -98,33 +103,17 @@ function Form({ existing }: { existing?: Subscription }) {
         <legend>Custom header (optional, sent with every delivery)</legend>
         {existing?.headerName && (
           <div role="radiogroup" aria-label="Custom header value">
-            <label className="check">
-              <input
-                type="radio"
-                name="header-choice"
-                checked={headerChoice === 'keep'}
-                onChange={() => setHeaderChoice('keep')}
-              />
-              Keep the current header (its value is never shown)
-            </label>
-            <label className="check">
-              <input
-                type="radio"
-                name="header-choice"
-                checked={headerChoice === 'set'}
-                onChange={() => setHeaderChoice('set')}
-              />
-              Set a new value
-            </label>
-            <label className="check">
-              <input
-                type="radio"
-                name="header-choice"
-                checked={headerChoice === 'clear'}
-                onChange={() => setHeaderChoice('clear')}
-              />
-              Remove the custom header
-            </label>
+            {HEADER_CHOICES.map(([choice, label]) => (
+              <label className="check" key={choice}>
+                <input
+                  type="radio"
+                  name="header-choice"
+                  checked={headerChoice === choice}
+                  onChange={() => setHeaderChoice(choice)}
+                />
+                {label}
+              </label>
+            ))}
           </div>
         )}
         {headerChoice !== 'clear' && (

@@ -4,7 +4,7 @@ import { DELIVERY_STATUSES, EVENT_TYPES, localInputToIso, TRIGGERS } from '../ap
 import type { DeliveryFilters, Subscription } from '../api';
 import { knownAttempts, outcomeText, waitForAttempt } from '../attempts';
 import { ConfirmButton, ErrorMessage, formatTime, Link, useLoad, usePortal } from '../portal';
-import { Pager, SubscriptionActions, useSubscriptionActions } from './SubscriptionsPage';
+import { PageCount, Pager, SubscriptionActions, useSubscriptionActions } from './SubscriptionsPage';
 
 function SecretSection({ id }: { id: number }) {
   const { api } = usePortal();
@@ -257,10 +257,7 @@ function DeliveriesSection({ id, generation }: { id: number; generation: number 
       {loading && !data && <p>Loading…</p>}
       {data && (
         <>
-          <p aria-live="polite">
-            {data.totalElements === 1 ? '1 delivery' : `${data.totalElements} deliveries`}
-            {data.totalPages > 1 ? `, page ${data.number + 1} of ${data.totalPages}` : ''}
-          </p>
+          <PageCount page={data} one="delivery" many="deliveries" />
           <ul className="cards" aria-label="Deliveries">
             {data.content.map((d) => (
               <li key={d.id} className="card delivery">

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { toBody } from '../api';
-import type { Subscription } from '../api';
+import type { Page, Subscription } from '../api';
 import { ConfirmButton, ErrorMessage, Link, useLoad, usePortal } from '../portal';
 
 type ActiveFilter = '' | 'true' | 'false';
@@ -127,10 +127,7 @@ export function SubscriptionsPage() {
       {loading && !data && <p>Loading…</p>}
       {data && (
         <>
-          <p aria-live="polite">
-            {data.totalElements === 1 ? '1 subscription' : `${data.totalElements} subscriptions`}
-            {data.totalPages > 1 ? `, page ${data.number + 1} of ${data.totalPages}` : ''}
-          </p>
+          <PageCount page={data} one="subscription" many="subscriptions" />
           <ul className="cards" aria-label="Subscriptions">
             {data.content.map((s) => (
               <li key={s.id} className="card">
@@ -152,6 +149,16 @@ export function SubscriptionsPage() {
         </>
       )}
     </>
+  );
+}
+
+/** "3 deliveries, page 1 of 2", announced when it changes. */
+export function PageCount({ page, one, many }: { page: Page<unknown>; one: string; many: string }) {
+  return (
+    <p aria-live="polite">
+      {page.totalElements === 1 ? `1 ${one}` : `${page.totalElements} ${many}`}
+      {page.totalPages > 1 ? `, page ${page.number + 1} of ${page.totalPages}` : ''}
+    </p>
   );
 }
 
