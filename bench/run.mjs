@@ -31,6 +31,8 @@ import {
 import { formatProfile, summariseCpuProfile } from './lib/profile.mjs';
 import { formatCpuTable, formatTable, latencySummary, round } from './lib/report.mjs';
 import { insertBacklog, insertHistory } from './lib/seed.mjs';
+import { signSubscriptions } from './lib/signing.mjs';
+import { DISPATCH_SIGNING_TARGET, dispatchSigningFigure } from './dispatch-signing.mjs';
 import { call, closeHttpClient, embeddedDatabaseUrl, startService } from './lib/service.mjs';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
@@ -44,6 +46,7 @@ const ALL_FIGURES = [
   'api-me',
   'api-write',
   'dispatch',
+  'dispatch-signing',
   'dispatch-paced',
   'fan-out',
   'sustained',
@@ -235,6 +238,7 @@ async function seedReceiverTenant(tenant, n) {
      RETURNING id, url`,
     [tenant, ports, n],
   );
+  await signSubscriptions(ctx.pool, ctx.secretsKey, tenant); // every delivery signed, as in service
   await ctx.pool.query('ANALYZE subscriptions');
   const ids = rows.map((r) => r.id);
   return {
@@ -805,6 +809,7 @@ const codesFor = (prefix, n) => Array.from({ length: n }, (_, k) => `BENCH-${pre
 function dispatchTargets() {
   return {
     dispatch: `≥${TARGETS.dispatchRatio}× axios and ≥${TARGETS.dispatchPerS.toLocaleString('en-US')}/s`,
+    'dispatch-signing': `signed ≥${DISPATCH_SIGNING_TARGET}× unsigned`,
     'dispatch-paced': `p50 ≤${TARGETS.pacedP50Ms} ms at ${size.pacedRatePerS}/s`,
     'fan-out': `last ≤${TARGETS.fanOutLastMs.toLocaleString('en-US')} ms (of 5,000)`,
     sustained: `last/first ${size.sustainedS === 180 ? 'minute' : 'third'} ≥${TARGETS.sustainedRatio}`,
@@ -813,7 +818,14 @@ function dispatchTargets() {
 }
 
 async function dispatchFigures() {
-  const figures = ['dispatch', 'dispatch-paced', 'fan-out', 'sustained', 'backlog'].filter(want);
+  const figures = [
+    'dispatch',
+    'dispatch-signing',
+    'dispatch-paced',
+    'fan-out',
+    'sustained',
+    'backlog',
+  ].filter(want);
   if (figures.length === 0) return;
   const targets = dispatchTargets();
   const reason = await dispatchAvailable();
@@ -951,6 +963,22 @@ async function dispatchFigures() {
         target: targets.dispatch,
         pass: ratio >= TARGETS.dispatchRatio && value >= TARGETS.dispatchPerS,
         notes,
+      });
+    });
+
+  if (want('dispatch-signing'))
+    await guarded(['dispatch-signing'], targets, async () => {
+      ctx.phase = 'dispatch-signing';
+      await dispatchSigningFigure({
+        ctx,
+        size,
+        log,
+        round,
+        median,
+        seedReceiverTenant,
+        runServiceDispatch,
+        withCpu,
+        codesFor,
       });
     });
 
@@ -1340,6 +1368,7 @@ async function main() {
     ? await createDatabaseOnServer(process.env.DATABASE_URL)
     : undefined;
   const jwtSecret = randomBytes(48).toString('base64url');
+  ctx.secretsKey = randomBytes(32).toString('base64'); // the bench seals signing secrets with it too
   const adminPassword = randomBytes(12).toString('hex');
   const partnerPassword = randomBytes(12).toString('hex');
   ctx.concurrency = Number(process.env.WEBHOOK_CONCURRENCY ?? 64);
@@ -1361,7 +1390,7 @@ async function main() {
       NODE_ENV: 'production',
       LOG_LEVEL: 'warn',
       JWT_SECRET: jwtSecret,
-      SECRETS_KEY: randomBytes(32).toString('base64'),
+      SECRETS_KEY: ctx.secretsKey,
       BOOTSTRAP_ADMIN_EMAIL: 'bench-admin@example.com',
       BOOTSTRAP_ADMIN_PASSWORD: adminPassword,
       RATE_LIMIT_API_PER_MINUTE: '100000000',
@@ -1403,7 +1432,7 @@ async function main() {
     () => apiFigures(tokens, jwtSecret),
   );
   await guarded(
-    ['dispatch', 'dispatch-paced', 'fan-out', 'sustained', 'backlog'].filter(want),
+    ['dispatch', 'dispatch-signing', 'dispatch-paced', 'fan-out', 'sustained', 'backlog'].filter(want),
     dispatchTargets(),
     () => dispatchFigures(),
   );

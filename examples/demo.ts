@@ -2,7 +2,9 @@
  * `npm run demo`: the README's quick tour in one go, against an embedded database in a temporary
  * folder. Starts the service and the example receiver, creates a partner user as administrator,
  * logs in, creates two subscriptions (one with the right shared secret, one with a wrong one),
- * publishes a licence event and prints the delivery history: one SUCCESS and one FAILED.
+ * publishes a licence event and prints the delivery history: one SUCCESS and one FAILED. Then the
+ * partner tools (contract section 9): the wrong secret fixed, the FAILED delivery resent (a RESEND
+ * attempt that succeeds), and a test event (a TEST attempt) with its record's detail.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -59,6 +61,17 @@ async function certificates() {
     ],
   });
   return { caCert: ca.cert, cert: leaf.cert, key: leaf.private };
+}
+
+/** Polls a filtered history until it holds a record; returns the newest. */
+async function waitForRecord(base: string, token: string, path: string) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const page = await call(base, 'GET', path, token);
+    if (page.totalElements > 0) return page.content[0];
+    if (Date.now() > deadline) throw new Error(`nothing at ${path} in 30 s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 async function main(): Promise<void> {
@@ -196,6 +209,43 @@ async function main(): Promise<void> {
     console.log(`\nhistory: ${statuses.join(', ')}; the receiver processed ${received.length} event(s)`);
     if (statuses.join(',') !== 'FAILED,SUCCESS')
       throw new Error(`expected one SUCCESS and one FAILED, got ${statuses}`);
+
+    step('Fix the wrong secret: PUT /webhooks/subscriptions/{id}');
+    await call(base, 'PUT', `/webhooks/subscriptions/${bad.id}`, partner.token, {
+      name: bad.name,
+      url: bad.url,
+      events: bad.events,
+      headerName: 'X-Webhook-Secret',
+      headerValue: 'demo-shared-secret',
+    });
+    const failed = badHistory.content[0];
+    step(
+      'Resend the FAILED delivery: POST /webhooks/subscriptions/{id}/deliveries/{deliveryId}/resend',
+      await call(base, 'POST', failed._links.resend.href, partner.token),
+    );
+    const resent = await waitForRecord(
+      base,
+      partner.token,
+      `/webhooks/subscriptions/${bad.id}/deliveries?trigger=RESEND`,
+    );
+    console.log(JSON.stringify(resent, null, 2));
+    console.log(`\nthe FAILED record stays; the resend is a new attempt: ${resent.trigger} ${resent.status}`);
+    if (resent.status !== 'SUCCESS') throw new Error(`expected the resend to succeed, got ${resent.status}`);
+
+    step(
+      'Send a test event: POST /webhooks/subscriptions/{id}/test',
+      await call(base, 'POST', `/webhooks/subscriptions/${good.id}/test`, partner.token, {}),
+    );
+    const test = await waitForRecord(
+      base,
+      partner.token,
+      `/webhooks/subscriptions/${good.id}/deliveries?trigger=TEST`,
+    );
+    step(
+      'Its record with the body sent: GET /webhooks/subscriptions/{id}/deliveries/{deliveryId}',
+      await call(base, 'GET', test._links.self.href, partner.token),
+    );
+    if (test.status !== 'SUCCESS') throw new Error(`expected the test event to succeed, got ${test.status}`);
     step('Done');
   } finally {
     service.kill('SIGTERM');

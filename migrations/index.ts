@@ -7,6 +7,8 @@ import { UserTokenVersion1764100000000 } from './1764100000000-UserTokenVersion'
 import { SubscriptionMoveClearsItsHistory1764200000000 } from './1764200000000-SubscriptionMoveClearsItsHistory';
 import { WebhookJobsQueueVacuum1764300000000 } from './1764300000000-WebhookJobsQueueVacuum';
 import { RetentionIndexes1764300100000 } from './1764300100000-RetentionIndexes';
+import { SubscriptionSigningSecrets1764400100000 } from './1764400100000-SubscriptionSigningSecrets';
+import { DeliveryTriggersAndDetails1764400200000 } from './1764400200000-DeliveryTriggersAndDetails';
 
 /** Every migration, in order. `npm run migration:generate` writes a file here: add its class below. */
 export const migrations = [
@@ -19,4 +21,6 @@ export const migrations = [
   SubscriptionMoveClearsItsHistory1764200000000,
   WebhookJobsQueueVacuum1764300000000,
   RetentionIndexes1764300100000,
+  SubscriptionSigningSecrets1764400100000,
+  DeliveryTriggersAndDetails1764400200000,
 ];

@@ -36,7 +36,8 @@ function applyWireConventions(fastify: FastifyInstance, logger: Pino): void {
     void reply.header('Connection', 'close');
     sendError(reply, request, new ServiceUnavailableException(), { error: () => undefined });
   });
-  fastify.addHook('onSend', async (_request, reply, payload) => {
+  // A callback hook, not an async one: no promise and no extra microtask on every response.
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
     const type = reply.getHeader('content-type');
     if (
       payload !== undefined &&
@@ -45,7 +46,7 @@ function applyWireConventions(fastify: FastifyInstance, logger: Pino): void {
     ) {
       void reply.header('content-type', HAL_CONTENT_TYPE);
     }
-    return payload;
+    done(null, payload);
   });
   // JSON.stringify, but a page number past 2^53 - 1 (a bigint) keeps its exact digits.
   fastify.setReplySerializer(serializeJson);

@@ -197,6 +197,53 @@ describe('Dispatcher across processes: crash recovery and several instances', ()
     await expect(second.stop('SIGTERM')).resolves.toBe(0);
   }, 120_000);
 
+  it('delivers a resend in flight when the instance is killed, after the restart', async () => {
+    const url = await database();
+    const hook = await receiver(0);
+    const tenant = uniq('tenant');
+    const [subId] = await subscribe(url, tenant, [hook]);
+    const extra = { WEBHOOK_TIMEOUT_MS: '3000' };
+    const records = () =>
+      query(url, `SELECT status, trigger FROM webhook_deliveries WHERE subscription_id = $1 ORDER BY id`, [
+        subId,
+      ]);
+
+    const first = await start(url, extra);
+    const token = await adminToken(first);
+    hook.behaviour = { status: 500 };
+    await publish(first, token, tenant, 1);
+    await waitUntil('the failed delivery', async () => (await records()).length === 1, 20_000);
+    const [failed] = await query(url, `SELECT id FROM webhook_deliveries WHERE subscription_id = $1`, [
+      subId,
+    ]);
+
+    // The resend's receiver hangs: the instance dies with it in flight.
+    hook.behaviour = { hang: true };
+    const res = await fetch(`${first.url}/webhooks/subscriptions/${subId}/deliveries/${failed.id}/resend`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(res.status).toBe(202);
+    await hook.waitFor(2);
+    await first.stop('SIGKILL');
+    hook.behaviour = { status: 200 };
+
+    const second = await start(url, extra);
+    await waitUntil(
+      'the resend done',
+      async () => (await query(url, `SELECT 1 FROM webhook_jobs LIMIT 1`)).length === 0,
+      60_000,
+    );
+    await expect(records()).resolves.toEqual([
+      { status: 'FAILED', trigger: 'EVENT' },
+      { status: 'SUCCESS', trigger: 'RESEND' },
+    ]);
+    // At least once: the copy cut off by the crash, then the one answered; all identical.
+    expect(hook.receipts.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(hook.receipts.map((r) => r.raw)).size).toBe(1);
+    await expect(second.stop('SIGTERM')).resolves.toBe(0);
+  }, 120_000);
+
   it('shares the work between two instances on one database, each job delivered once', async () => {
     const url = await database();
     const hooks = [await receiver(150), await receiver(150)];

@@ -71,22 +71,27 @@ describe('GET /webhooks/subscriptions/{id}/deliveries', () => {
     const [record] = res.body.content;
     expect(record).toEqual({
       id: expect.any(Number),
+      eventId: expect.any(Number),
       subscriptionId: sub.id,
       subscriptionName: 'Main hook',
       eventType: 'LICENCE_CREATED_SUCCESS',
       status: 'SUCCESS',
       httpStatusCode: 200,
       errorMessage: null,
+      trigger: 'EVENT',
+      durationMs: expect.any(Number),
+      responseBody: 'ok',
       sentAt: expect.stringMatching(ISO),
       createdAt: expect.stringMatching(ISO),
       _links: {
         self: { href: `/webhooks/subscriptions/${sub.id}/deliveries/${record.id}` },
         subscription: { href: `/webhooks/subscriptions/${sub.id}` },
+        resend: { href: `/webhooks/subscriptions/${sub.id}/deliveries/${record.id}/resend` },
       },
     });
     expect(res.body._links.self.href).toBe(`/webhooks/subscriptions/${sub.id}/deliveries?size=20&page=0`);
     const self = await get(record._links.self.href).expect(200);
-    expect(self.body).toEqual(record);
+    expect(self.body).toEqual({ ...record, payload: hook.receipts.at(-1)!.body });
     await get(`/webhooks/subscriptions/${sub.id}/deliveries/${record.id + 1000}`).expect(404);
   });
 
@@ -327,7 +332,7 @@ describe('GET /webhooks/subscriptions/{id}/deliveries', () => {
     ['a negative page', '/webhooks/subscriptions/1/deliveries?page=-1', 'page'],
     ['size 0', '/webhooks/subscriptions/1/deliveries?size=0', 'size'],
     ['size 101', '/webhooks/subscriptions/1/deliveries?size=101', 'size'],
-    ['an unknown parameter', '/webhooks/subscriptions/1/deliveries?status=FAILED', 'status'],
+    ['an unknown parameter', '/webhooks/subscriptions/1/deliveries?outcome=FAILED', 'outcome'],
     ['a bad delivery id', '/webhooks/subscriptions/1/deliveries/x1', 'deliveryId'],
   ])('answers 400 for %s', async (_name, path, field) => {
     const res = await get(path).expect(400);

@@ -58,6 +58,10 @@ describe('Dispatcher: SSRF guard (WEBHOOK_ALLOW_PRIVATE_NETWORKS=false)', () => 
       .set('Authorization', `Bearer ${token}`)
       .expect(200);
     expect(JSON.stringify(listed.body)).toContain('destination address is not public');
+    // Nothing was sent: no duration and no answer (contract section 9).
+    expect(listed.body.content).toEqual([
+      expect.objectContaining({ trigger: 'EVENT', durationMs: null, responseBody: null }),
+    ]);
     expect(JSON.stringify(listed.body)).not.toMatch(/127\.0\.0\.1|::1\b/);
     await sleep(300);
     expect(hook.receipts).toHaveLength(0);

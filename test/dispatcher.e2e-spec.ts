@@ -120,6 +120,9 @@ describe('Dispatcher: licence events to webhook deliveries', () => {
       'content-type',
       'host',
       'user-agent',
+      'webhook-id',
+      'webhook-signature',
+      'webhook-timestamp',
       'x-partner-secret',
     ]);
 

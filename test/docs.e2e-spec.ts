@@ -5,7 +5,7 @@ import { startTestApp, TestApp } from './support/test-app';
 const HAL = 'application/hal+json;charset=UTF-8';
 const API_LIMIT = 2;
 
-/** Every endpoint of the spec (Endpoints) and of the contract (sections 1, 2 and 6). */
+/** Every endpoint of the spec (Endpoints) and of the contract (sections 1, 2, 6 and 9). */
 const SPEC_ENDPOINTS = [
   'post /auth/login',
   'get /auth/me',
@@ -17,6 +17,11 @@ const SPEC_ENDPOINTS = [
   'delete /webhooks/subscriptions/{id}',
   'get /webhooks/subscriptions/{id}/deliveries',
   'get /webhooks/subscriptions/{id}/deliveries/{deliveryId}',
+  'get /webhooks/subscriptions/{id}/secret',
+  'post /webhooks/subscriptions/{id}/secret/rotate',
+  'post /webhooks/subscriptions/{id}/deliveries/{deliveryId}/resend',
+  'post /webhooks/subscriptions/{id}/recover',
+  'post /webhooks/subscriptions/{id}/test',
   'post /admin/users',
   'get /admin/users',
   'get /admin/users/{id}',

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { createReceiver, LicenceEvent, ReceiverOptions } from '../examples/receiver/receiver';
 import { WebhookEvent } from '../src/common/reference/enums';
@@ -12,6 +13,8 @@ const SECRET = 's3cret-shared-value';
 
 interface RunningReceiver {
   url: string;
+  /** The signing secrets it accepts (ReceiverOptions.signingSecrets): subscribe() adds each one. */
+  secrets: string[];
   /** What onEvent processed, in order. */
   events: LicenceEvent[];
   /** What the receiver refused (onReject). */
@@ -30,14 +33,16 @@ describe('The example receiver against the real service', () => {
   const receivers: RunningReceiver[] = [];
 
   async function startReceiver(
-    options: Omit<ReceiverOptions, 'onEvent' | 'onReject'>,
+    options: Omit<ReceiverOptions, 'onEvent' | 'onReject' | 'signingSecrets'>,
   ): Promise<RunningReceiver> {
     const events: LicenceEvent[] = [];
     const rejections: RunningReceiver['rejections'] = [];
+    const secrets: string[] = [];
     const server = createReceiver(
       { key: ca.server.key, cert: ca.server.cert },
       {
         ...options,
+        signingSecrets: secrets,
         onEvent: (event) => {
           events.push(event);
         },
@@ -47,6 +52,7 @@ describe('The example receiver against the real service', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const receiver: RunningReceiver = {
       url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`,
+      secrets,
       events,
       rejections,
       close: async () => {
@@ -60,21 +66,35 @@ describe('The example receiver against the real service', () => {
 
   const bearer = (user: TestUser) => ({ authorization: `Bearer ${user.token}` });
 
-  /** Subscribes through the API, as the partner does. */
-  async function subscribe(user: TestUser, url: string, headerValue: string): Promise<number> {
+  /**
+   * Subscribes through the API, as the partner does, and gives the receiver the subscription's
+   * signing secret (unless `trustSecret` is false).
+   */
+  async function subscribe(
+    user: TestUser,
+    receiver: RunningReceiver,
+    headerValue: string,
+    trustSecret = true,
+  ): Promise<number> {
     const res = await t
       .http()
       .post('/webhooks/subscriptions')
       .set(bearer(user))
       .send({
         name: 'Example receiver',
-        url,
+        url: receiver.url,
         events: [WebhookEvent.LICENCE_CREATED_SUCCESS, WebhookEvent.LICENCE_CREATED_FAILED],
         headerName: HEADER_NAME,
         headerValue,
       })
       .expect(200);
+    if (trustSecret) receiver.secrets.push(await secretOf(user, res.body.id));
     return res.body.id;
+  }
+
+  async function secretOf(user: TestUser, id: number): Promise<string> {
+    const res = await t.http().get(`/webhooks/subscriptions/${id}/secret`).set(bearer(user)).expect(200);
+    return res.body.key;
   }
 
   /** The subscription's delivery history through the API, once it has `count` records. */
@@ -116,7 +136,7 @@ describe('The example receiver against the real service', () => {
       headerValue: SECRET,
       allowedTenants: [partner.tenant],
     });
-    const id = await subscribe(partner, receiver.url, SECRET);
+    const id = await subscribe(partner, receiver, SECRET);
     const lic = licence();
 
     const published = await t
@@ -154,7 +174,7 @@ describe('The example receiver against the real service', () => {
       headerValue: SECRET,
       allowedTenants: [partner.tenant],
     });
-    const id = await subscribe(partner, receiver.url, SECRET);
+    const id = await subscribe(partner, receiver, SECRET);
     const publisher = t.app.get(LicenceEventPublisher);
     // What a redelivery looks like: the same event published twice, with the same timestamp.
     const event = new LicenceCreatedSuccessEvent({
@@ -192,7 +212,7 @@ describe('The example receiver against the real service', () => {
       headerValue: SECRET,
       allowedTenants: [partner.tenant],
     });
-    const id = await subscribe(partner, receiver.url, 'not-the-secret');
+    const id = await subscribe(partner, receiver, 'not-the-secret');
     await t.app
       .get(LicenceEventPublisher)
       .publish(new LicenceCreatedSuccessEvent({ tenant: partner.tenant, licence: licence() }));
@@ -216,7 +236,7 @@ describe('The example receiver against the real service', () => {
       allowedTenants: [expected.tenant],
     });
     // The other tenant's partner points its subscription, right header and all, at this receiver.
-    const id = await subscribe(other, receiver.url, SECRET);
+    const id = await subscribe(other, receiver, SECRET);
     await t.app
       .get(LicenceEventPublisher)
       .publish(new LicenceCreatedSuccessEvent({ tenant: other.tenant, licence: licence() }));
@@ -239,7 +259,7 @@ describe('The example receiver against the real service', () => {
       allowedTenants: [partner.tenant],
       replayWindowMs: 5 * 60_000,
     });
-    const id = await subscribe(partner, receiver.url, SECRET);
+    const id = await subscribe(partner, receiver, SECRET);
     await t.app.get(LicenceEventPublisher).publish(
       new LicenceCreatedSuccessEvent({
         tenant: partner.tenant,
@@ -256,5 +276,72 @@ describe('The example receiver against the real service', () => {
     });
     expect(await processed(receiver, 0)).toEqual([]);
     expect(receiver.rejections).toEqual([{ status: 400, reason: 'timestamp outside the replay window' }]);
+  });
+
+  it('refuses a delivery signed with a secret it does not know: FAILED 401, nothing processed', async () => {
+    const partner = await t.createUser();
+    const receiver = await startReceiver({
+      headerName: HEADER_NAME,
+      headerValue: SECRET,
+      allowedTenants: [partner.tenant],
+    });
+    receiver.secrets.push(`whsec_${randomBytes(24).toString('base64')}`);
+    const id = await subscribe(partner, receiver, SECRET, false);
+    await t.app
+      .get(LicenceEventPublisher)
+      .publish(new LicenceCreatedSuccessEvent({ tenant: partner.tenant, licence: licence() }));
+
+    const [delivery] = await history(partner, id, 1);
+    expect(delivery).toMatchObject({ status: 'FAILED', httpStatusCode: 401 });
+    expect(await processed(receiver, 0)).toEqual([]);
+    expect(receiver.rejections).toEqual([
+      { status: 401, reason: 'bad signature: No matching signature found' },
+    ]);
+  });
+
+  it('keeps accepting through a rotation, whether it knows only the old secret or already the new one', async () => {
+    const partner = await t.createUser();
+    const [knowsOld, knowsNew] = [
+      await startReceiver({ allowedTenants: [partner.tenant] }),
+      await startReceiver({ allowedTenants: [partner.tenant] }),
+    ];
+    const oldId = await subscribe(partner, knowsOld, SECRET);
+    const newId = await subscribe(partner, knowsNew, SECRET, false);
+    const rotated = await t
+      .http()
+      .post(`/webhooks/subscriptions/${newId}/secret/rotate`)
+      .set(bearer(partner))
+      .expect(200);
+    knowsNew.secrets.push(rotated.body.key);
+    await t.http().post(`/webhooks/subscriptions/${oldId}/secret/rotate`).set(bearer(partner)).expect(200);
+
+    await t.app
+      .get(LicenceEventPublisher)
+      .publish(new LicenceCreatedSuccessEvent({ tenant: partner.tenant, licence: licence() }));
+    for (const id of [oldId, newId]) {
+      const [delivery] = await history(partner, id, 1);
+      expect(delivery).toMatchObject({ status: 'SUCCESS', httpStatusCode: 200 });
+    }
+    expect(await processed(knowsOld, 1)).toHaveLength(1);
+    expect(await processed(knowsNew, 1)).toHaveLength(1);
+    expect([...knowsOld.rejections, ...knowsNew.rejections]).toEqual([]);
+  });
+
+  it('processes an event once when it arrives twice with the same webhook-id (two subscriptions to it)', async () => {
+    const partner = await t.createUser();
+    const receiver = await startReceiver({ allowedTenants: [partner.tenant] });
+    const first = await subscribe(partner, receiver, SECRET);
+    const second = await subscribe(partner, receiver, SECRET);
+    await t.app
+      .get(LicenceEventPublisher)
+      .publish(new LicenceCreatedSuccessEvent({ tenant: partner.tenant, licence: licence() }));
+
+    // Both copies acknowledged (each verified with its own subscription's secret), one processed.
+    for (const id of [first, second]) {
+      const [delivery] = await history(partner, id, 1);
+      expect(delivery).toMatchObject({ status: 'SUCCESS', httpStatusCode: 200 });
+    }
+    expect(await processed(receiver, 1)).toHaveLength(1);
+    expect(receiver.rejections).toEqual([]);
   });
 });

@@ -49,7 +49,8 @@ const tables = async (ds: DataSource): Promise<string[]> =>
     )
   ).map((r) => r.table_name);
 
-async function expectSubscriptionsSchema(ds: DataSource): Promise<void> {
+/** `signingSecrets`: migration SubscriptionSigningSecrets applied too (false: CreateSubscriptions alone). */
+async function expectSubscriptionsSchema(ds: DataSource, signingSecrets = true): Promise<void> {
   const columns = await ds.query(
     `SELECT column_name, data_type, is_nullable, character_maximum_length AS length
        FROM information_schema.columns WHERE table_name = 'subscriptions' ORDER BY ordinal_position`,
@@ -66,6 +67,23 @@ async function expectSubscriptionsSchema(ds: DataSource): Promise<void> {
     { column_name: 'header_value_encrypted', data_type: 'text', is_nullable: 'YES', length: null },
     { column_name: 'created_at', data_type: 'timestamp with time zone', is_nullable: 'NO', length: null },
     { column_name: 'updated_at', data_type: 'timestamp with time zone', is_nullable: 'NO', length: null },
+    ...(signingSecrets
+      ? [
+          { column_name: 'signing_secret_encrypted', data_type: 'text', is_nullable: 'YES', length: null },
+          {
+            column_name: 'previous_signing_secret_encrypted',
+            data_type: 'text',
+            is_nullable: 'YES',
+            length: null,
+          },
+          {
+            column_name: 'previous_signing_secret_until',
+            data_type: 'timestamp with time zone',
+            is_nullable: 'YES',
+            length: null,
+          },
+        ]
+      : []),
   ]);
   const indexes = await ds.query<Array<{ indexname: string; indexdef: string }>>(
     `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'subscriptions' ORDER BY indexname`,
@@ -150,7 +168,7 @@ describe('migrations', () => {
         ]);
         // And applies again after the revert.
         await expect(runMigrations(ds)).resolves.toEqual(['CreateSubscriptions1763700100000']);
-        await expectSubscriptionsSchema(ds);
+        await expectSubscriptionsSchema(ds, false);
       });
     });
   });

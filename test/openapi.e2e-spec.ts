@@ -238,6 +238,11 @@ describe('OpenAPI document (GET /openapi.json)', () => {
         'DELETE /webhooks/subscriptions/:id',
         'GET /webhooks/subscriptions/:id/deliveries',
         'GET /webhooks/subscriptions/:id/deliveries/:deliveryId',
+        'GET /webhooks/subscriptions/:id/secret',
+        'POST /webhooks/subscriptions/:id/secret/rotate',
+        'POST /webhooks/subscriptions/:id/deliveries/:deliveryId/resend',
+        'POST /webhooks/subscriptions/:id/recover',
+        'POST /webhooks/subscriptions/:id/test',
         'POST /admin/licence-events',
         'GET /health/live',
         'GET /health/ready',
@@ -274,7 +279,7 @@ describe('OpenAPI document (GET /openapi.json)', () => {
       expect(String(res.status) in op.responses).toBe(true);
       checked.push(path);
     }
-    expect(checked).toHaveLength(18);
+    expect(checked).toHaveLength(23);
   });
 
   it("documents the success code and the spec's error codes of every endpoint", () => {
@@ -290,7 +295,12 @@ describe('OpenAPI document (GET /openapi.json)', () => {
       'get /webhooks/subscriptions/{id}/deliveries': [200, 401, 403, 404],
       'get /webhooks/subscriptions/{id}/deliveries/{deliveryId}': [200, 401, 403, 404],
       'post /webhooks/subscriptions': [200, 400, 401, 403],
+      'post /webhooks/subscriptions/{id}/deliveries/{deliveryId}/resend': [202, 400, 401, 403, 404, 409],
+      'post /webhooks/subscriptions/{id}/recover': [202, 400, 401, 403, 404, 409],
+      'post /webhooks/subscriptions/{id}/test': [202, 400, 401, 403, 404],
       'put /webhooks/subscriptions/{id}': [200, 400, 401, 403, 404],
+      'get /webhooks/subscriptions/{id}/secret': [200, 401, 403, 404],
+      'post /webhooks/subscriptions/{id}/secret/rotate': [200, 400, 401, 403, 404],
       'post /admin/users': [201, 400, 401, 403, 409],
       'get /admin/users': [200, 400, 401, 403],
       'get /admin/users/{id}': [200, 401, 403, 404],

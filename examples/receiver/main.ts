@@ -1,7 +1,10 @@
 /**
  * Runs the example receiver:
  *   TLS_CERT=cert.pem TLS_KEY=key.pem PORT=8443 ALLOWED_TENANTS=acme \
- *   HEADER_NAME=X-Webhook-Secret HEADER_VALUE=s3cret node dist/examples/receiver/main.js
+ *   SIGNING_SECRETS=whsec_… HEADER_NAME=X-Webhook-Secret HEADER_VALUE=s3cret \
+ *   node dist/examples/receiver/main.js
+ * SIGNING_SECRETS: the subscription's secret (GET /webhooks/subscriptions/{id}/secret), or two,
+ * comma-separated, while moving to a rotated one.
  */
 import { readFileSync } from 'node:fs';
 import { createReceiver } from './receiver';
@@ -18,6 +21,7 @@ const env = (name: string, fallback?: string): string => {
 const server = createReceiver(
   { cert: readFileSync(env('TLS_CERT')), key: readFileSync(env('TLS_KEY')) },
   {
+    signingSecrets: (process.env.SIGNING_SECRETS ?? '').split(',').filter((secret) => secret !== ''),
     headerName: process.env.HEADER_NAME,
     headerValue: process.env.HEADER_VALUE,
     allowedTenants: env('ALLOWED_TENANTS').split(','),
@@ -30,4 +34,5 @@ const server = createReceiver(
     onReject: (status, reason) => console.log(JSON.stringify({ rejected: status, reason })),
   },
 );
+if (!process.env.SIGNING_SECRETS) console.warn('SIGNING_SECRETS is not set: signatures are not checked');
 server.listen(Number(env('PORT', '8443')), () => console.log(`receiver listening on ${env('PORT', '8443')}`));

@@ -1,15 +1,21 @@
 /**
- * A webhook receiver for the Partner Integration Service, using only Node's standard library so it
- * can be copied as it is. It does what the spec asks of receivers (Events, delivery rules 5 and 7):
+ * A webhook receiver for the Partner Integration Service, using Node's standard library and the
+ * Standard Webhooks reference library (`npm install standardwebhooks`), so it can be copied as it
+ * is. It does what the spec asks of receivers (Events, delivery rules 5 and 7):
+ * - verifies the Standard Webhooks signature (`webhook-signature` over webhook-id, webhook-timestamp
+ *   and the raw body) with the subscription's `whsec_` secret, which also refuses a
+ *   `webhook-timestamp` more than 5 minutes off;
  * - checks the custom header (headerName/headerValue of the subscription) in constant time;
  * - verifies the payload structure and checks `tenant` against an allow-list;
  * - rejects timestamps outside a replay window;
- * - drops duplicates by eventType + timestamp + licence.code (deliveries are at-least-once);
+ * - drops duplicates by `webhook-id` (the same on every copy and every resend of an event) and by
+ *   eventType + timestamp + licence.code (deliveries are at-least-once);
  * - answers 2xx at once and processes afterwards (the service waits at most 30 s).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, Server, ServerOptions } from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 
 export type EventType = 'LICENCE_CREATED_SUCCESS' | 'LICENCE_CREATED_FAILED';
 
@@ -34,6 +40,13 @@ export interface LicenceEvent {
 }
 
 export interface ReceiverOptions {
+  /**
+   * The subscription's signing secrets (`whsec_…`, GET /webhooks/subscriptions/{id}/secret): a
+   * delivery must carry a valid signature of one of them (401 otherwise). Usually one; while you
+   * move to a rotated secret, both. Read at each request, so it may change while running. Left out
+   * or empty: signatures are not checked (not recommended).
+   */
+  signingSecrets?: string[];
   /** The subscription's headerName/headerValue; when set, requests without it are refused (401). */
   headerName?: string;
   headerValue?: string;
@@ -84,6 +97,28 @@ export function validateEvent(body: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * The Standard Webhooks check: undefined when one of `secrets` signed this body with these headers
+ * (and `webhook-timestamp` is within 5 minutes), else why not.
+ */
+export function signatureProblem(
+  secrets: string[],
+  rawBody: string,
+  headers: IncomingHttpHeaders,
+): string | undefined {
+  let problem = 'no signing secret configured';
+  for (const secret of secrets) {
+    try {
+      new Webhook(secret).verify(rawBody, headers as Record<string, string>);
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof WebhookVerificationError)) throw error;
+      problem = error.message;
+    }
+  }
+  return `bad signature: ${problem}`;
+}
+
 /** The duplicate key of the spec (success events); failure events use the error instead of the code. */
 export function duplicateKey(event: LicenceEvent): string {
   const tail = event.licence ? event.licence.code : `${event.error?.type}:${event.error?.message}`;
@@ -120,9 +155,16 @@ export function createWebhookHandler(
       else chunks.push(chunk);
     });
     req.on('end', () => {
+      // The signature covers the raw bytes: verify before parsing (and never re-serialise).
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const secrets = options.signingSecrets ?? [];
+      if (secrets.length > 0) {
+        const problem = signatureProblem(secrets, raw, req.headers);
+        if (problem) return reject(res, 401, problem);
+      }
       let body: unknown;
       try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        body = JSON.parse(raw);
       } catch {
         return reject(res, 400, 'body is not JSON');
       }
@@ -134,9 +176,15 @@ export function createWebhookHandler(
       if (age > windowMs) return reject(res, 400, 'timestamp outside the replay window');
 
       for (const [key, expires] of seen) if (expires < now()) seen.delete(key);
-      const key = duplicateKey(event);
-      const duplicate = seen.has(key);
-      seen.set(key, now() + 2 * windowMs);
+      // webhook-id is the event's id on every copy and every resend (the idempotency key); the
+      // content key also catches the same licence event published twice.
+      const webhookId = req.headers['webhook-id'];
+      const keys = [
+        duplicateKey(event),
+        ...(typeof webhookId === 'string' ? [`webhook-id|${webhookId}`] : []),
+      ];
+      const duplicate = keys.some((key) => seen.has(key));
+      for (const key of keys) seen.set(key, now() + 2 * windowMs);
       // 2xx first, work afterwards. A duplicate is acknowledged too, so the service stops sending it.
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
       if (duplicate) return;

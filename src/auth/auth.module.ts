@@ -28,5 +28,7 @@ import { UserCheckService } from './user-check.service';
   ],
   controllers: [AuthController],
   providers: [AuthService, JwtKeyProvider, UserCheckService, JwtStrategy],
+  // The global JwtAuthGuard (AppModule) asks the strategy for tokens it verified before.
+  exports: [JwtStrategy],
 })
 export class AuthModule {}

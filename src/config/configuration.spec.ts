@@ -52,6 +52,7 @@ describe('loadConfig (contract section 1)', () => {
       concurrency: 64,
       allowPrivateNetworks: false,
       proxyUrl: undefined,
+      secretOverlapMs: 86_400_000,
     });
     // Nothing generated, nothing written.
     expect(readdirSync(dataDir)).toEqual([]);
@@ -86,6 +87,7 @@ describe('loadConfig (contract section 1)', () => {
       WEBHOOK_CONCURRENCY: '8',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_PROXY_URL: 'http://proxy:3128',
+      WEBHOOK_SECRET_OVERLAP_MS: '0',
       RETENTION_DAYS: '7',
       METRICS_TOKEN: 'scrape-token-0123456789',
     });
@@ -112,6 +114,7 @@ describe('loadConfig (contract section 1)', () => {
       concurrency: 8,
       allowPrivateNetworks: true,
       proxyUrl: 'http://proxy:3128',
+      secretOverlapMs: 0,
     });
     expect(config.retention).toEqual({ days: 7 });
     expect(config.metrics).toEqual({ token: 'scrape-token-0123456789' });

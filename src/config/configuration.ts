@@ -32,6 +32,8 @@ export interface AppConfig {
     concurrency: number;
     allowPrivateNetworks: boolean;
     proxyUrl: string | undefined;
+    /** How long the previous signing secret keeps signing after a rotation (contract section 9). */
+    secretOverlapMs: number;
   };
   /** Events and delivery records older than this are deleted (contract section 8, Retention). */
   retention: { days: number };
@@ -194,6 +196,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Loaded
         concurrency: vars.WEBHOOK_CONCURRENCY ?? 64,
         allowPrivateNetworks: vars.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? false,
         proxyUrl: vars.WEBHOOK_PROXY_URL,
+        secretOverlapMs: vars.WEBHOOK_SECRET_OVERLAP_MS ?? 86_400_000,
       },
       retention: { days: vars.RETENTION_DAYS ?? 30 },
       metrics: { token: vars.METRICS_TOKEN },

@@ -156,6 +156,8 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsConnectionUrl({ what: 'an http:// or https:// URL', schemes: ['http', 'https'] })
   WEBHOOK_PROXY_URL?: string;
+  // How long a rotated-out signing secret keeps signing (contract section 9); at most 30 days.
+  @IsOptional() @Transform(toInt) @IsInt(INT) @Min(0) @Max(2592000000) WEBHOOK_SECRET_OVERLAP_MS?: number;
 
   @IsOptional() @Transform(toInt) @IsInt(INT) @Min(1) RATE_LIMIT_LOGIN_PER_MINUTE?: number;
   @IsOptional() @Transform(toInt) @IsInt(INT) @Min(1) RATE_LIMIT_API_PER_MINUTE?: number;
@@ -219,6 +221,7 @@ class EnvironmentVariablesKeys implements Record<keyof EnvironmentVariables, tru
   WEBHOOK_CONCURRENCY = true as const;
   WEBHOOK_ALLOW_PRIVATE_NETWORKS = true as const;
   WEBHOOK_PROXY_URL = true as const;
+  WEBHOOK_SECRET_OVERLAP_MS = true as const;
   RATE_LIMIT_LOGIN_PER_MINUTE = true as const;
   RATE_LIMIT_API_PER_MINUTE = true as const;
   TRUST_PROXY = true as const;

@@ -5,16 +5,46 @@ import { NamedStatements } from '../common/paging/named-statements';
 import { readPage } from '../common/paging/read-page';
 import { parseSort, SortOrder, totalOrder } from '../common/paging/sort';
 import { preparedQuery } from '../database/prepared-query';
+import { DeliveryStatus, DeliveryTrigger, WebhookEvent } from '../common/reference/enums';
 import { DELIVERY_SORT_FIELDS } from './dto/list-deliveries.query';
 import type { WebhookDelivery } from './webhook-delivery.entity';
 
 /** A delivery record as the history reads it. */
-export type DeliveryRecord = Omit<WebhookDelivery, 'eventId' | 'event' | 'subscription'>;
+export type DeliveryRecord = Omit<WebhookDelivery, 'event' | 'subscription'>;
 
 /** The record's columns, named as the entity names them. */
-const COLUMNS = `id, subscription_id AS "subscriptionId", event_type AS "eventType", status,
-  http_status_code AS "httpStatusCode", error_message AS "errorMessage", sent_at AS "sentAt",
+const COLUMNS = `id, event_id AS "eventId", subscription_id AS "subscriptionId", event_type AS "eventType",
+  status, http_status_code AS "httpStatusCode", error_message AS "errorMessage", trigger,
+  duration_ms AS "durationMs", response_body AS "responseBody", sent_at AS "sentAt",
   created_at AS "createdAt"`;
+
+/** The list filters of contract section 9; `since` inclusive, `until` exclusive, on sent_at. */
+export interface DeliveryFilters {
+  status?: DeliveryStatus;
+  eventType?: WebhookEvent;
+  trigger?: DeliveryTrigger;
+  since?: Date;
+  until?: Date;
+}
+
+/**
+ * The events a recovery sends again (contract section 9): those whose latest attempt for the
+ * subscription FAILED within [since, until), oldest first. Attempts before `since` cannot be an
+ * event's latest one there, so only the subscription's records from `since` on are read (a range
+ * of IDX_webhook_deliveries_subscription_sent_at); a later SUCCESS (or any later attempt) excludes
+ * the event. Pending jobs are the dispatcher's: WebhookOutbox.enqueueAgain skips those.
+ */
+const FAILED_EVENTS_SQL = `
+  SELECT event_id AS "eventId"
+  FROM (
+    SELECT DISTINCT ON (event_id) event_id, status, sent_at
+    FROM webhook_deliveries
+    WHERE subscription_id = $1 AND sent_at >= $2
+    ORDER BY event_id, sent_at DESC, id DESC
+  ) latest
+  WHERE status = '${DeliveryStatus.FAILED}' AND sent_at < $3
+  ORDER BY event_id
+  LIMIT $4`;
 
 /**
  * Newest first by default (sent_at desc, id desc: contract section 6), which
@@ -46,6 +76,38 @@ export class DeliveriesService {
     const where = new Conditions().add((p) => `subscription_id = ${p}`, subscriptionId);
     const select = { columns: COLUMNS, from: 'webhook_deliveries', where, orderBy: orderOf(sort) };
     return readPage<DeliveryRecord>(this.statements, select, page, size);
+  }
+
+  /**
+   * One page of a subscription's history narrowed by `filters` (at least one), in `sort`'s order;
+   * its count is of the filtered records (the unfiltered history has its own, in `list`).
+   */
+  async listFiltered(
+    subscriptionId: number,
+    filters: DeliveryFilters,
+    sort: string[] | undefined,
+    page: bigint,
+    size: number,
+  ): Promise<[DeliveryRecord[], number]> {
+    const where = new Conditions().add((p) => `subscription_id = ${p}`, subscriptionId);
+    if (filters.status) where.add((p) => `status = ${p}`, filters.status);
+    if (filters.eventType) where.add((p) => `event_type = ${p}`, filters.eventType);
+    if (filters.trigger) where.add((p) => `trigger = ${p}`, filters.trigger);
+    if (filters.since) where.add((p) => `sent_at >= ${p}`, filters.since);
+    if (filters.until) where.add((p) => `sent_at < ${p}`, filters.until);
+    const select = { columns: COLUMNS, from: 'webhook_deliveries', where, orderBy: orderOf(sort) };
+    return readPage<DeliveryRecord>(this.statements, select, page, size);
+  }
+
+  /** The ids of the events a recovery of [since, until) sends again, at most `limit` (FAILED_EVENTS_SQL). */
+  async failedEvents(subscriptionId: number, since: Date, until: Date, limit: number): Promise<string[]> {
+    const rows = await this.statements.query<{ eventId: string }>(FAILED_EVENTS_SQL, [
+      subscriptionId,
+      since,
+      until,
+      limit,
+    ]);
+    return rows.map((row) => row.eventId);
   }
 
   async get(subscriptionId: number, id: string): Promise<DeliveryRecord> {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
-import type { DeliveryStatus, WebhookEvent } from '../common/reference/enums';
+import type { DeliveryStatus, DeliveryTrigger, WebhookEvent } from '../common/reference/enums';
 
 /** The outcome of one attempt, as the dispatcher hands it over. */
 export interface DeliveryAttempt {
@@ -13,6 +13,9 @@ export interface DeliveryAttempt {
   httpStatusCode: number | null;
   errorMessage: string | null;
   sentAt: Date;
+  trigger: DeliveryTrigger;
+  durationMs: number | null;
+  responseBody: string | null;
 }
 
 /**
@@ -23,11 +26,14 @@ export interface DeliveryAttempt {
  */
 const RECORD_ATTEMPTS_SQL = `
   INSERT INTO webhook_deliveries
-    (event_id, subscription_id, event_type, status, http_status_code, error_message, sent_at)
-  SELECT d.event_id, d.subscription_id, d.event_type, d.status, d.http_status_code, d.error_message, d.sent_at
+    (event_id, subscription_id, event_type, status, http_status_code, error_message, sent_at,
+     trigger, duration_ms, response_body)
+  SELECT d.event_id, d.subscription_id, d.event_type, d.status, d.http_status_code, d.error_message, d.sent_at,
+    d.trigger, d.duration_ms, d.response_body
   FROM unnest($1::bigint[], $2::int[], $3::varchar[], $4::varchar[], $5::int[], $6::varchar[],
-              $7::timestamptz[], $8::varchar[])
-    AS d(event_id, subscription_id, event_type, status, http_status_code, error_message, sent_at, tenant)
+              $7::timestamptz[], $8::varchar[], $9::varchar[], $10::int[], $11::text[])
+    AS d(event_id, subscription_id, event_type, status, http_status_code, error_message, sent_at, tenant,
+         trigger, duration_ms, response_body)
   WHERE EXISTS (SELECT 1 FROM subscriptions s WHERE s.id = d.subscription_id AND s.tenant = d.tenant)`;
 
 /** The write side of the delivery history (table `webhook_deliveries`, owned by this module). */
@@ -48,6 +54,9 @@ export class DeliveryRecords {
         col((a) => a.errorMessage),
         col((a) => a.sentAt),
         col((a) => a.tenant),
+        col((a) => a.trigger),
+        col((a) => a.durationMs),
+        col((a) => a.responseBody),
       ],
     });
   }

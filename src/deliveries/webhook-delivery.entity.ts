@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
-import type { DeliveryStatus, WebhookEvent } from '../common/reference/enums';
+import { DeliveryTrigger, type DeliveryStatus, type WebhookEvent } from '../common/reference/enums';
 import { WebhookEventRecord } from '../dispatcher/webhook-event-record.entity';
 import { Subscription } from '../subscriptions/subscription.entity';
 
@@ -39,6 +39,18 @@ export class WebhookDelivery {
 
   @Column({ name: 'error_message', type: 'varchar', length: 1000, nullable: true })
   errorMessage: string | null;
+
+  /** What made this attempt (contract section 9). */
+  @Column({ type: 'varchar', length: 16, default: DeliveryTrigger.EVENT })
+  trigger: DeliveryTrigger;
+
+  /** From the request's start to the end of the answer or the failure; null when nothing was sent. */
+  @Column({ name: 'duration_ms', type: 'integer', nullable: true })
+  durationMs: number | null;
+
+  /** The first 1,024 bytes of the receiver's answer as UTF-8 text; null when no answer arrived. */
+  @Column({ name: 'response_body', type: 'text', nullable: true })
+  responseBody: string | null;
 
   @Column({ name: 'sent_at', type: 'timestamptz' })
   sentAt: Date;

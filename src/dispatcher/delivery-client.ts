@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { STATUS_CODES } from 'node:http';
 import { isIP } from 'node:net';
@@ -10,7 +11,7 @@ import { RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import { isNonPublicAddress } from '../common/network/non-public-address';
 import { DeliveryStatus } from '../common/reference/enums';
 
-/** The receiver's body is read up to this much, then dropped: it is never stored or parsed. */
+/** The receiver's body is read up to this much; only its first RESPONSE_EXCERPT_BYTES are kept. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 const MAX_ERROR_MESSAGE = 1000;
 /** Kept-alive connections found closed by the receiver that one delivery tries past. */
@@ -21,6 +22,10 @@ export interface DeliveryOutcome {
   httpStatusCode: number | null;
   errorMessage: string | null;
   sentAt: Date;
+  /** From the request's start to the end of the answer or the failure; null when nothing was sent. */
+  durationMs: number | null;
+  /** The answer's first RESPONSE_EXCERPT_BYTES as text; null when no answer arrived. */
+  responseBody: string | null;
 }
 
 /** Cut off by shutdown before any answer: no record, the job is released for another attempt. */
@@ -101,7 +106,26 @@ const RESERVED_HEADERS = new Set([
   'content-length',
   'connection',
   'transfer-encoding',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
 ]);
+
+/**
+ * Standard Webhooks v1 (contract section 9): `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`
+ * per key, space-separated, the current secret first. `payload` is the exact text sent (UTF-8).
+ */
+export function webhookSignature(
+  webhookId: string,
+  timestamp: number,
+  payload: string,
+  keys: Uint8Array[],
+): string {
+  const signed = `${webhookId}.${timestamp}.${payload}`; // one update() call: the cost is per call
+  return keys
+    .map((key) => `v1,${createHmac('sha256', key).update(signed, 'utf8').digest('base64')}`)
+    .join(' ');
+}
 
 const TLS_UNTRUSTED = new Set([
   'DEPTH_ZERO_SELF_SIGNED_CERT',
@@ -113,15 +137,40 @@ const TLS_UNTRUSTED = new Set([
   'CERT_SIGNATURE_FAILURE',
 ]);
 
-/** Reads and drops at most `cap` bytes of the response; never rejects. */
-function discardBody(stream: Readable, cap: number): Promise<void> {
+/** The first bytes of the receiver's answer kept on the record (contract section 9). */
+export const RESPONSE_EXCERPT_BYTES = 1024;
+
+/**
+ * The first `limit` bytes of `bytes` as UTF-8 text, cut back to a character boundary so no
+ * character is broken. `bytes` may hold one byte more than `limit`: it tells whether the byte at
+ * the cut continues a character.
+ */
+export function utf8Excerpt(bytes: Buffer, limit = RESPONSE_EXCERPT_BYTES): string {
+  let end = Math.min(bytes.length, limit);
+  // A continuation byte (10xxxxxx) at the cut means the character before it is incomplete.
+  while (end > 0 && end < bytes.length && (bytes[end] & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString('utf8');
+}
+
+/**
+ * Reads the response up to `cap` bytes, keeping only its first RESPONSE_EXCERPT_BYTES (plus one, to
+ * cut on a character boundary) as text; the rest is dropped as it arrives. Never rejects.
+ */
+function readExcerpt(stream: Readable, cap: number): Promise<string> {
   return new Promise((resolve) => {
+    const kept: Buffer[] = [];
+    let keptBytes = 0;
     let read = 0;
     const done = () => {
       stream.removeAllListeners('data');
-      resolve();
+      resolve(utf8Excerpt(Buffer.concat(kept, keptBytes)));
     };
     stream.on('data', (chunk: Buffer) => {
+      if (keptBytes <= RESPONSE_EXCERPT_BYTES) {
+        const piece = chunk.subarray(0, RESPONSE_EXCERPT_BYTES + 1 - keptBytes);
+        kept.push(piece);
+        keptBytes += piece.length;
+      }
       read += chunk.length;
       if (read > cap) {
         stream.destroy(); // the connection is not reused; the receiver talked too much
@@ -144,13 +193,17 @@ export interface DeliveryClientOptions {
   userAgent: string;
 }
 
-/** One delivery as the client sends it: the header value already decrypted. */
+/** One delivery as the client sends it: the header value and signing keys already decrypted. */
 export interface DeliveryRequest {
   url: string;
   /** The exact JSON text of the event (identical for every subscription and copy). */
   payload: string;
   headerName: string | null;
   headerValue: string | null;
+  /** `webhook-id`: the event's id, the same on every copy and resend (receivers' idempotency key). */
+  webhookId: string;
+  /** HMAC keys, the current secret's first; none: no `webhook-signature` (a row from before signing). */
+  signingKeys: Uint8Array[];
 }
 
 /**
@@ -224,27 +277,44 @@ export class DeliveryClient {
   /** One attempt. */
   async send(request: DeliveryRequest): Promise<DeliveryOutcome | DeliveryInterrupted> {
     const sentAt = new Date();
-    const failed = (errorMessage: string): DeliveryOutcome => ({
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    /** No answer; `sent` false when nothing left (a blocked destination): no duration then. */
+    const failed = (errorMessage: string, sent = true): DeliveryOutcome => ({
       status: DeliveryStatus.FAILED,
       httpStatusCode: null,
       errorMessage: errorMessage.slice(0, MAX_ERROR_MESSAGE),
       sentAt,
+      durationMs: sent ? elapsed() : null,
+      responseBody: null,
     });
 
     let url: URL;
     try {
       url = new URL(request.url);
     } catch {
-      return failed('invalid receiver URL');
+      return failed('invalid receiver URL', false);
     }
-    if (url.protocol !== 'https:') return failed('blocked: the receiver URL must use HTTPS');
+    if (url.protocol !== 'https:') return failed('blocked: the receiver URL must use HTTPS', false);
+    // The time of this attempt, in whole seconds (Standard Webhooks' `webhook-timestamp`).
+    const timestamp = Math.floor(sentAt.getTime() / 1000);
     const headers: Record<string, string | false> = {
       'Content-Type': 'application/json',
       'User-Agent': this.userAgent,
       // Not sent (axios keeps a header set to false, and leaves it out): the answer's body is read
       // up to a cap and dropped, never decoded, so nothing is asked to be compressed.
       'Accept-Encoding': false,
+      'webhook-id': request.webhookId,
+      'webhook-timestamp': String(timestamp),
     };
+    if (request.signingKeys.length > 0) {
+      headers['webhook-signature'] = webhookSignature(
+        request.webhookId,
+        timestamp,
+        request.payload,
+        request.signingKeys,
+      );
+    }
     // The custom header when both name and value are set; never one of the headers set here or by
     // HTTP itself (the API refuses those names already).
     if (
@@ -268,12 +338,20 @@ export class DeliveryClient {
         await this.checkResolvedAddresses(url.hostname, controller.signal);
       }
       const response = await this.post(url.href, request.payload, headers, controller.signal);
-      // The answer is the status line: the body is read (up to the cap) only to keep the
-      // connection reusable, within what is left of the time budget.
-      await discardBody(response.data, MAX_RESPONSE_BYTES);
+      // The answer is the status line: the body is read (up to the cap) to keep the connection
+      // reusable, within what is left of the time budget, and its first bytes kept for the record.
+      const responseBody = await readExcerpt(response.data, MAX_RESPONSE_BYTES);
+      const durationMs = elapsed();
       const code = response.status;
       if (code >= 200 && code < 300) {
-        return { status: DeliveryStatus.SUCCESS, httpStatusCode: code, errorMessage: null, sentAt };
+        return {
+          status: DeliveryStatus.SUCCESS,
+          httpStatusCode: code,
+          errorMessage: null,
+          sentAt,
+          durationMs,
+          responseBody,
+        };
       }
       const reason = STATUS_CODES[code] ?? response.statusText ?? '';
       return {
@@ -281,11 +359,15 @@ export class DeliveryClient {
         httpStatusCode: code,
         errorMessage: `HTTP ${code}${reason ? ` ${reason}` : ''}`,
         sentAt,
+        durationMs,
+        responseBody,
       };
     } catch (error) {
       if (timedOut) return failed(`timed out after ${this.timeoutMs} ms`);
       if (this.interrupted) return { interrupted: true };
-      return failed(this.describe(error, url.hostname));
+      const message = this.describe(error, url.hostname);
+      // A refused destination was never connected to: nothing was sent.
+      return failed(message, message !== NOT_PUBLIC);
     } finally {
       clearTimeout(timer);
       this.inFlight.delete(controller);

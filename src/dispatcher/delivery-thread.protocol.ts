@@ -18,6 +18,8 @@ export type ThreadResult =
       httpStatusCode: number | null;
       errorMessage: string | null;
       sentAt: number;
+      durationMs: number | null;
+      responseBody: string | null;
     };
 
 export type ThreadMessage = { type: 'ready' } | { type: 'results'; results: ThreadResult[] };

@@ -32,19 +32,15 @@ port.on('message', (command: ThreadCommand) => {
   switch (command.type) {
     case 'send':
       for (const { id, request } of command.jobs) {
-        void client.send(request).then((outcome) =>
-          finished(
-            'interrupted' in outcome
-              ? { id, interrupted: true }
-              : {
-                  id,
-                  status: outcome.status,
-                  httpStatusCode: outcome.httpStatusCode,
-                  errorMessage: outcome.errorMessage,
-                  sentAt: outcome.sentAt.getTime(),
-                },
-          ),
-        );
+        void client
+          .send(request)
+          .then((outcome) =>
+            finished(
+              'interrupted' in outcome
+                ? { id, interrupted: true }
+                : { id, ...outcome, sentAt: outcome.sentAt.getTime() },
+            ),
+          );
       }
       break;
     case 'interrupt':

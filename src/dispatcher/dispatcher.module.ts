@@ -7,7 +7,7 @@ import { LicenceEventsController } from './licence-events.controller';
 import { NotificationListener } from './notification-listener';
 import { EnqueueWebhooksListener } from './listeners/enqueue-webhooks.listener';
 import { WebhookJobsRepository } from './webhook-jobs.repository';
-import { WebhookOutbox } from './webhook-outbox.service';
+import { WebhookOutboxModule } from './webhook-outbox.module';
 import { DELIVERY_THREAD_SCRIPT, defaultDeliveryThreadScript, WebhookSender } from './webhook-sender.service';
 import { defaultWebhookTlsOptions, WEBHOOK_TLS_OPTIONS } from './webhook-tls';
 import { WebhookWorker } from './webhook-worker.service';
@@ -19,14 +19,13 @@ import { WebhookWorker } from './webhook-worker.service';
  * written through the Deliveries module's DeliveryRecords. Relies on the global EventEmitterModule.
  */
 @Module({
-  imports: [DeliveriesModule],
+  imports: [DeliveriesModule, WebhookOutboxModule],
   controllers: [LicenceEventsController],
   providers: [
     SecretBox,
     { provide: WEBHOOK_TLS_OPTIONS, useValue: defaultWebhookTlsOptions },
     { provide: DELIVERY_THREAD_SCRIPT, useValue: defaultDeliveryThreadScript },
     LicenceEventPublisher,
-    WebhookOutbox,
     EnqueueWebhooksListener,
     WebhookSender,
     WebhookJobsRepository,
@@ -34,6 +33,6 @@ import { WebhookWorker } from './webhook-worker.service';
     NotificationListener,
     WebhookWorker,
   ],
-  exports: [LicenceEventPublisher, WebhookOutbox],
+  exports: [LicenceEventPublisher, WebhookOutboxModule],
 })
 export class DispatcherModule {}

@@ -39,13 +39,13 @@ export class InFlightDeliveries {
       answered = result.httpStatusCode !== null;
       this.metrics.deliveryAttempted({
         outcome: result.status,
-        trigger: 'EVENT',
+        trigger: job.trigger,
         durationMs: Date.now() - result.sentAt.getTime(),
         sentAt: result.sentAt,
         publishedAt: job.publishedAt,
       });
-      const { id: jobId, eventId, subscriptionId, eventType, tenant } = job;
-      this.completions.add({ jobId, eventId, subscriptionId, eventType, tenant, ...result });
+      const { id: jobId, eventId, subscriptionId, eventType, tenant, trigger } = job;
+      this.completions.add({ jobId, eventId, subscriptionId, eventType, tenant, trigger, ...result });
     };
     const task = run()
       .catch((error: unknown) => this.logger.error({ err: error, jobId: job.id }, 'webhook delivery crashed'))

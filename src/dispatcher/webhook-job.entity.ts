@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { DeliveryTrigger } from '../common/reference/enums';
 import { Subscription } from '../subscriptions/subscription.entity';
 import { WebhookEventRecord } from './webhook-event-record.entity';
 
@@ -31,6 +32,10 @@ export class WebhookJob {
 
   @Column({ name: 'leased_by', type: 'varchar', length: 64, nullable: true })
   leasedBy: string | null;
+
+  /** What made this attempt: a published event, a resend, a recovery or a test event. */
+  @Column({ type: 'varchar', length: 16, default: DeliveryTrigger.EVENT })
+  trigger: DeliveryTrigger;
 
   /** How many times a worker claimed it: above 1 only after a crash or a shutdown cut it off. */
   @Column({ type: 'integer', default: 0 })

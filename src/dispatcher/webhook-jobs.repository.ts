@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
-import type { WebhookEvent } from '../common/reference/enums';
+import type { DeliveryTrigger, WebhookEvent } from '../common/reference/enums';
 import { preparedQuery } from '../database/prepared-query';
 import type { ClaimLimits } from './admission-policy';
 
@@ -17,10 +17,19 @@ export interface ClaimedJob {
   url: string;
   headerName: string | null;
   headerValueEncrypted: string | null;
+  /** The subscription's signing secret, encrypted (null only on a row from before signing). */
+  signingSecretEncrypted: string | null;
+  /** The secret before its last rotation while its overlap lasts (at claim time), encrypted. */
+  previousSigningSecretEncrypted: string | null;
   /** host[:port] of the receiver (AdmissionPolicy's host). */
   host: string;
-  /** When the event was published (the metrics' publish-to-attempt latency). */
+  /**
+   * When the job was enqueued (the metrics' publish-to-attempt latency): the event's publication,
+   * or the resend, recovery or test asking for it again.
+   */
   publishedAt: Date;
+  /** What made this attempt (contract section 9). */
+  trigger: DeliveryTrigger;
 }
 
 export interface ClaimRequest {
@@ -83,12 +92,15 @@ const CLAIM_SQL = `
     UPDATE webhook_jobs j
     SET lease_until = now() + $1 * interval '1 millisecond', leased_by = $2, attempts = j.attempts + 1
     WHERE j.id = ANY (ARRAY(SELECT id FROM picked))
-    RETURNING j.id, j.event_id, j.subscription_id
+    RETURNING j.id, j.event_id, j.subscription_id, j.trigger, j.created_at
   )
   SELECT c.id, c.event_id AS "eventId", c.subscription_id AS "subscriptionId",
     e.event_type AS "eventType", e.tenant, e.payload::text AS payload, s.url, s.header_name AS "headerName",
-    s.header_value_encrypted AS "headerValueEncrypted", ${HOST_SQL} AS host, e.created_at AS "publishedAt",
-    (SELECT count(*) FROM candidates)::int AS candidates
+    s.header_value_encrypted AS "headerValueEncrypted", ${HOST_SQL} AS host, c.created_at AS "publishedAt",
+    s.signing_secret_encrypted AS "signingSecretEncrypted",
+    CASE WHEN s.previous_signing_secret_until > now() THEN s.previous_signing_secret_encrypted END
+      AS "previousSigningSecretEncrypted",
+    c.trigger, (SELECT count(*) FROM candidates)::int AS candidates
   FROM claimed c
   JOIN webhook_events e ON e.id = c.event_id
   JOIN subscriptions s ON s.id = c.subscription_id

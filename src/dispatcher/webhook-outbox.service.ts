@@ -3,8 +3,10 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { ValidationFailedException } from '../common/errors/validation-failed.exception';
-import { WebhookEvent } from '../common/reference/enums';
+import { DeliveryTrigger, LicenceStatus, WebhookEvent } from '../common/reference/enums';
 import { LicenceDto, LicenceErrorDto } from './dto/licence.dto';
+import { LicenceCreatedFailedEvent } from './events/licence-created-failed.event';
+import { LicenceCreatedSuccessEvent } from './events/licence-created-success.event';
 import type { LicenceEvent, PublishReceipt } from './events/licence-events';
 import type { LicenceErrorPayload, LicencePayload } from './events/licence-payloads';
 
@@ -38,6 +40,78 @@ const ENQUEUE_SQL = `
     RETURNING 1
   )
   SELECT event.id AS "eventId", (SELECT count(*) FROM jobs)::int AS "matched" FROM event`;
+
+/**
+ * Resend and recover (contract section 9): one job per given event for one subscription, while it
+ * is active and of the event's tenant, skipping events that have a job pending for it. Two calls at
+ * once insert an event once: the second waits on the first's row in
+ * UQ_webhook_jobs_event_subscription_again, then skips it (ON CONFLICT). FOR KEY SHARE, as in
+ * ENQUEUE_SQL: a subscription or event deleted meanwhile is skipped, not a foreign-key error.
+ */
+const ENQUEUE_AGAIN_SQL = `
+  WITH jobs AS (
+    INSERT INTO webhook_jobs (event_id, subscription_id, trigger)
+    SELECT e.id, s.id, $3
+    FROM subscriptions s
+    JOIN webhook_events e ON e.id = ANY ($2::bigint[]) AND e.tenant = s.tenant
+    WHERE s.id = $1 AND s.active
+      AND NOT EXISTS (SELECT 1 FROM webhook_jobs p WHERE p.event_id = e.id AND p.subscription_id = s.id)
+    ORDER BY e.id
+    FOR KEY SHARE OF s, e
+    ON CONFLICT (event_id, subscription_id) WHERE trigger <> 'EVENT' DO NOTHING
+    RETURNING 1
+  )
+  SELECT count(*)::int AS "enqueued" FROM jobs`;
+
+/**
+ * A test event (contract section 9): the event row and one job for this subscription only, active
+ * or not (the claim does not look at `active`), in one statement. Nothing matches it to other
+ * subscriptions: only ENQUEUE_SQL matches, at publication.
+ */
+const ENQUEUE_TEST_SQL = `
+  WITH event AS (
+    INSERT INTO webhook_events (event_type, tenant, occurred_at, payload)
+    VALUES ($2, $3, $4, $5::json)
+    RETURNING id
+  ), job AS (
+    INSERT INTO webhook_jobs (event_id, subscription_id, trigger)
+    SELECT event.id, s.id, '${DeliveryTrigger.TEST}'
+    FROM event CROSS JOIN subscriptions s
+    WHERE s.id = $1 AND s.tenant = $3
+    FOR KEY SHARE OF s
+    RETURNING 1
+  )
+  SELECT event.id AS "eventId", (SELECT count(*) FROM job)::int AS "matched" FROM event`;
+
+/** The exact JSON text of an event's body (webhook_events.payload is `json`: kept byte for byte). */
+const EVENT_PAYLOAD_SQL = `SELECT payload::text AS payload FROM webhook_events WHERE id = $1`;
+
+/** The sample event of a test (contract section 9): a valid licence coded TEST-…, or a TestEvent error. */
+function sampleEvent(eventType: WebhookEvent, tenant: string): LicenceEvent {
+  const timestamp = new Date();
+  if (eventType === WebhookEvent.LICENCE_CREATED_FAILED) {
+    return new LicenceCreatedFailedEvent({
+      tenant,
+      timestamp,
+      error: { message: 'This is a test event: no licence was involved', type: 'TestEvent' },
+    });
+  }
+  return new LicenceCreatedSuccessEvent({
+    tenant,
+    timestamp,
+    licence: {
+      code: `TEST-${timestamp.getTime()}`,
+      clientId: 1,
+      planId: 1,
+      name: 'Test Licence Holder',
+      email: 'test@example.com',
+      phoneNumber: '11999999999',
+      status: LicenceStatus.CREATED,
+      maxRedemptions: 1,
+      pricing: 0,
+    },
+  });
+}
 
 function check<T extends object>(cls: new () => T, value: unknown, field: string): T {
   if (typeof value !== 'object' || value === null) {
@@ -102,6 +176,53 @@ export class WebhookOutbox {
       timestamp,
       matchedSubscriptions: rows[0].matched,
     };
+  }
+
+  /**
+   * Sends the given events again to one subscription (resend, recover: contract section 9), as new
+   * jobs with `trigger`; committed when the promise resolves. Returns how many were enqueued: none
+   * for a subscription no longer active, or an event already pending for it.
+   */
+  async enqueueAgain(
+    subscriptionId: number,
+    eventIds: string[],
+    trigger: DeliveryTrigger.RESEND | DeliveryTrigger.RECOVER,
+  ): Promise<number> {
+    if (eventIds.length === 0) return 0;
+    const [row] = (await this.dataSource.query(ENQUEUE_AGAIN_SQL, [
+      subscriptionId,
+      eventIds,
+      trigger,
+    ])) as Array<{
+      enqueued: number;
+    }>;
+    return row.enqueued;
+  }
+
+  /**
+   * A sample event of `eventType` for the subscription's tenant, delivered to that subscription
+   * only (trigger TEST); committed when the promise resolves. Returns its id, or undefined when the
+   * subscription is gone (or moved to another tenant) meanwhile.
+   */
+  async enqueueTest(
+    subscription: { id: number; tenant: string },
+    eventType: WebhookEvent,
+  ): Promise<number | undefined> {
+    const event = sampleEvent(eventType, subscription.tenant);
+    const body = JSON.stringify(this.payload(event));
+    const params = [subscription.id, event.eventType, event.tenant, event.timestamp.toISOString(), body];
+    const [row] = (await this.dataSource.query(ENQUEUE_TEST_SQL, params)) as Array<{
+      eventId: string;
+      matched: number;
+    }>;
+    // Nothing will send it: the event row stays unreferenced until retention takes it.
+    return row.matched === 1 ? Number(row.eventId) : undefined;
+  }
+
+  /** The exact JSON text sent for an event, or undefined when it is gone. */
+  async payloadOf(eventId: string): Promise<string | undefined> {
+    const [row] = (await this.dataSource.query(EVENT_PAYLOAD_SQL, [eventId])) as Array<{ payload: string }>;
+    return row?.payload;
   }
 
   /** The body every receiver gets: exactly { eventType, timestamp, tenant, licence, error }. */

@@ -2,9 +2,11 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { LRUCache } from 'lru-cache';
 import { SecretBox } from '../common/crypto/secret-box';
 import { DeliveryStatus } from '../common/reference/enums';
 import type { AppConfig } from '../config/configuration';
+import { SIGNING_SECRET_PREFIX } from '../subscriptions/signing-secret';
 import type {
   DeliveryClientOptions,
   DeliveryInterrupted,
@@ -16,13 +18,34 @@ import { WEBHOOK_TLS_OPTIONS, WebhookTlsOptions } from './webhook-tls';
 
 export type { DeliveryInterrupted, DeliveryOutcome } from './delivery-client';
 
-/** What the worker hands over for one delivery: the stored body and the subscription's address and header. */
+/**
+ * What the worker hands over for one delivery: the event's id and stored body, and the
+ * subscription's address, header and signing secrets (encrypted).
+ */
 export interface DeliveryJob {
+  eventId: string;
   url: string;
   payload: string;
   headerName: string | null;
   headerValueEncrypted: string | null;
+  signingSecretEncrypted: string | null;
+  previousSigningSecretEncrypted: string | null;
 }
+
+/** A delivery FAILED before anything was sent (a stored secret is unreadable, e.g. SECRETS_KEY changed). */
+/** An attempt that failed before a request was made: no duration, no answer. */
+const notSent = (errorMessage: string): Promise<DeliveryOutcome> =>
+  Promise.resolve({
+    status: DeliveryStatus.FAILED,
+    httpStatusCode: null,
+    errorMessage,
+    sentAt: new Date(),
+    durationMs: null,
+    responseBody: null,
+  });
+
+/** Decrypted signing keys kept (a few hundred bytes each), the least recently used dropped first. */
+const SIGNING_KEY_CACHE_SIZE = 10_000;
 
 /**
  * The script of the delivery thread: the compiled delivery-thread.js beside this file. Tests that
@@ -67,6 +90,12 @@ export class WebhookSender implements OnModuleInit {
   private nextId = 1;
   private closing = false;
   private restartTimer: NodeJS.Timeout | undefined;
+  /**
+   * HMAC keys by encrypted secret: an AES-GCM decryption per delivery otherwise. The stored text
+   * has its own random IV, so it names one secret of one subscription, and a rotated-out secret
+   * is simply no longer asked for.
+   */
+  private readonly signingKeys = new LRUCache<string, Uint8Array>({ max: SIGNING_KEY_CACHE_SIZE });
 
   constructor(
     config: ConfigService<AppConfig, true>,
@@ -150,28 +179,52 @@ export class WebhookSender implements OnModuleInit {
   send(job: DeliveryJob): Promise<DeliveryOutcome | DeliveryInterrupted> {
     if (this.closing) return Promise.resolve({ interrupted: true });
     let headerValue: string | null = null;
-    if (job.headerName && job.headerValueEncrypted) {
-      try {
+    let signingKeys: Uint8Array[];
+    try {
+      if (job.headerName && job.headerValueEncrypted)
         headerValue = this.secrets.decrypt(job.headerValueEncrypted);
-      } catch {
-        return Promise.resolve({
-          status: DeliveryStatus.FAILED,
-          httpStatusCode: null,
-          errorMessage: 'the custom header value could not be decrypted',
-          sentAt: new Date(),
-        });
-      }
+    } catch {
+      return notSent('the custom header value could not be decrypted');
+    }
+    try {
+      signingKeys = [job.signingSecretEncrypted, job.previousSigningSecretEncrypted]
+        .filter((sealed) => sealed !== null)
+        .map((sealed) => this.signingKey(sealed));
+    } catch {
+      return notSent('the signing secret could not be decrypted');
     }
     const id = this.nextId++;
     this.unsent.push({
       id,
-      request: { url: job.url, payload: job.payload, headerName: job.headerName, headerValue },
+      request: {
+        url: job.url,
+        payload: job.payload,
+        headerName: job.headerName,
+        headerValue,
+        webhookId: job.eventId,
+        signingKeys,
+      },
     });
     if (!this.postScheduled) {
       this.postScheduled = true;
       queueMicrotask(() => this.post());
     }
     return new Promise((resolve) => this.waiting.set(id, resolve));
+  }
+
+  /**
+   * The HMAC key of a stored `whsec_…` secret (the base64 after the prefix, decoded), in an
+   * ArrayBuffer of its own: a small Buffer is a view on an 8 KiB pool, which posting it to the
+   * delivery thread would copy whole.
+   */
+  private signingKey(sealed: string): Uint8Array {
+    let key = this.signingKeys.get(sealed);
+    if (key === undefined) {
+      const secret = this.secrets.decrypt(sealed);
+      key = new Uint8Array(Buffer.from(secret.slice(SIGNING_SECRET_PREFIX.length), 'base64'));
+      this.signingKeys.set(sealed, key);
+    }
+    return key;
   }
 
   private post(): void {
@@ -198,6 +251,8 @@ export class WebhookSender implements OnModuleInit {
               httpStatusCode: result.httpStatusCode,
               errorMessage: result.errorMessage,
               sentAt: new Date(result.sentAt),
+              durationMs: result.durationMs,
+              responseBody: result.responseBody,
             },
       );
     }

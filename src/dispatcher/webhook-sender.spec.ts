@@ -40,10 +40,13 @@ function senderWith(flag: string): WebhookSender {
 
 const threadOf = (sender: WebhookSender) => (sender as unknown as { thread: Worker | undefined }).thread;
 const job = {
+  eventId: '1',
   url: 'https://receiver.example.com/hook',
   payload: '{}',
   headerName: null,
   headerValueEncrypted: null,
+  signingSecretEncrypted: null,
+  previousSigningSecretEncrypted: null,
 };
 
 describe('WebhookSender: starting and restarting the delivery thread', () => {

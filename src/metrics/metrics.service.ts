@@ -5,22 +5,31 @@ import type { Pool } from 'pg';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
-import { DeliveryStatus } from '../common/reference/enums';
+import { DeliveryStatus, DeliveryTrigger } from '../common/reference/enums';
 import { PendingJobs, readPendingJobs } from '../dispatcher/pending-jobs.statement';
 
-/** What started an attempt (contract section 9, Delivery records): only EVENT exists so far. */
-export type DeliveryTrigger = 'EVENT' | 'RESEND' | 'RECOVER' | 'TEST';
-const TRIGGERS: DeliveryTrigger[] = ['EVENT', 'RESEND', 'RECOVER', 'TEST'];
+/** What started an attempt (contract section 9, Delivery records). */
+const TRIGGERS = Object.values(DeliveryTrigger);
 
 export interface DeliveryAttempt {
   outcome: DeliveryStatus;
   trigger: DeliveryTrigger;
   /** From the request's start to the end of the answer or the failure. */
   durationMs: number;
-  /** When the event was published; the attempt started at `publishedAt` + the latency observed. */
+  /**
+   * When the event was published (for a resend, recovery or test: when it was asked for); the
+   * attempt started at `publishedAt` + the latency observed.
+   */
   publishedAt: Date;
   /** When the attempt started (default: `durationMs` ago). */
   sentAt?: Date;
+}
+
+/** One series of http_requests_total: requests answered so far, and how many prom-client has. */
+interface HttpSeries {
+  labels: { method: string; route: string; status: string };
+  answered: number;
+  reported: number;
 }
 
 /** The label of requests no route matched (404s): never the raw URL. */
@@ -61,6 +70,8 @@ export class MetricsService implements OnModuleInit {
     help: 'HTTP requests answered, by method, route pattern and status code',
     labelNames: ['method', 'route', 'status'] as const,
     registers: [this.registry],
+    // Counted per request in httpSeries, handed to prom-client at each scrape.
+    collect: () => this.reportHttpRequests(),
   });
   private readonly rateLimited = new Counter({
     name: 'http_rate_limit_refusals_total',
@@ -77,7 +88,13 @@ export class MetricsService implements OnModuleInit {
     string,
     { attempts: Counter.Internal; duration: Histogram.Internal<string>; latency: Histogram.Internal<string> }
   >();
-  private readonly httpChildren = new Map<string, Counter.Internal>();
+  /**
+   * Requests answered, by route pattern, method and status: nested maps, so counting a request
+   * builds no key string and allocates nothing (the pattern and method strings are the same
+   * objects on every request). A prom-client child's inc() hashes its labels into a new string on
+   * every call; here that happens once per series per scrape.
+   */
+  private readonly httpSeries = new Map<string, Map<string, Map<number, HttpSeries>>>();
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -123,16 +140,33 @@ export class MetricsService implements OnModuleInit {
 
   private httpRequestAnswered(request: FastifyRequest, reply: FastifyReply): void {
     const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
+    const method = request.method;
     const status = reply.statusCode;
-    const key = `${request.method}|${route}|${status}`;
-    let requests = this.httpChildren.get(key);
-    if (!requests) {
-      requests = this.httpRequests.labels(request.method, route, String(status));
-      this.httpChildren.set(key, requests);
+    let byMethod = this.httpSeries.get(route);
+    if (!byMethod) this.httpSeries.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+    let series = byStatus.get(status);
+    if (!series) {
+      series = { labels: { method, route, status: String(status) }, answered: 0, reported: 0 };
+      byStatus.set(status, series);
     }
-    requests.inc();
+    series.answered++;
     // The rate-limit guard's refusals: counted here, whichever guard or storage refused.
     if (status === 429) this.rateLimited.labels(route).inc();
+  }
+
+  /** http_requests_total's collect(): what each series counted since the last scrape. */
+  private reportHttpRequests(): void {
+    for (const byMethod of this.httpSeries.values()) {
+      for (const byStatus of byMethod.values()) {
+        for (const series of byStatus.values()) {
+          if (series.answered === series.reported) continue;
+          this.httpRequests.inc(series.labels, series.answered - series.reported);
+          series.reported = series.answered;
+        }
+      }
+    }
   }
 
   /** Pending jobs and the age of the oldest: one query per scrape, shared by both gauges. */

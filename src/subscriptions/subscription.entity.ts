@@ -32,6 +32,21 @@ export class Subscription {
   @Column({ name: 'header_value_encrypted', type: 'text', nullable: true, select: false })
   headerValueEncrypted: string | null;
 
+  /**
+   * Standard Webhooks signing secret (`whsec_…`, contract section 9), AES-256-GCM with SECRETS_KEY;
+   * only GET …/secret and its rotation return it. Null only on rows from before migration
+   * SubscriptionSigningSecrets, until SubscriptionSecretsBootstrap (or a first read) fills it.
+   */
+  @Column({ name: 'signing_secret_encrypted', type: 'text', nullable: true, select: false })
+  signingSecretEncrypted: string | null;
+
+  /** The secret before the last rotation: it keeps signing until previousSigningSecretUntil. */
+  @Column({ name: 'previous_signing_secret_encrypted', type: 'text', nullable: true, select: false })
+  previousSigningSecretEncrypted: string | null;
+
+  @Column({ name: 'previous_signing_secret_until', type: 'timestamptz', nullable: true, select: false })
+  previousSigningSecretUntil: Date | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

@@ -12,6 +12,11 @@ import { ApiErrors, ApiIdParam, ApiPageOf, ApiPageQuery, ApiSortQuery } from '..
 import { CreateSubscriptionDto } from './dto/create-subscription.dto';
 import { ListActiveSubscriptionsQueryDto } from './dto/list-active-subscriptions.query';
 import { ListSubscriptionsQueryDto, SUBSCRIPTION_SORT_FIELDS } from './dto/list-subscriptions.query';
+import {
+  RotateSigningSecretDto,
+  SigningSecretResponse,
+  SIGNING_SECRET_EXAMPLE,
+} from './dto/signing-secret.dto';
 import { SubscriptionResponse, toSubscriptionResponse } from './dto/subscription.response';
 import { subscriptionNotFound, SubscriptionsService } from './subscriptions.service';
 
@@ -187,5 +192,61 @@ export class SubscriptionsController {
     @Param('id', SubscriptionIdPipe) id: number,
   ): Promise<SubscriptionResponse> {
     return toSubscriptionResponse(await this.subscriptions.remove(user, id));
+  }
+
+  @ApiOperation({
+    summary: "Get a subscription's signing secret",
+    description:
+      'The Standard Webhooks secret every delivery to this subscription is signed with ' +
+      '(`webhook-signature`, see the `licenceEvent` callback). Each subscription has its own, ' +
+      'made when it is created; it is never part of the subscription itself.',
+  })
+  @ApiSubscriptionId()
+  @ApiOkResponse({ type: SigningSecretResponse, description: 'The current signing secret' })
+  @ApiErrors(BAD_ID, 401, FORBIDDEN, NOT_FOUND, 429)
+  @Get(':id/secret')
+  async signingSecret(
+    @CurrentUser() user: AuthenticatedUser,
+    @Param('id', SubscriptionIdPipe) id: number,
+  ): Promise<SigningSecretResponse> {
+    return { key: await this.subscriptions.signingSecret(user, id) };
+  }
+
+  /** 200 with the new secret; the old one keeps signing for WEBHOOK_SECRET_OVERLAP_MS. */
+  @ApiOperation({
+    summary: "Rotate a subscription's signing secret",
+    description:
+      'Makes the given `key`, or a generated one, the signing secret. The previous secret keeps ' +
+      'signing for 24 hours (`WEBHOOK_SECRET_OVERLAP_MS`): meanwhile every delivery carries two ' +
+      'signatures, the new one first, so receivers can switch to the new secret without downtime. ' +
+      'The body is optional.',
+  })
+  @ApiSubscriptionId()
+  @ApiBody({
+    type: RotateSigningSecretDto,
+    required: false,
+    examples: {
+      generated: { summary: 'A generated secret', value: {} },
+      given: { summary: 'A secret of your own', value: { key: SIGNING_SECRET_EXAMPLE } },
+    },
+  })
+  @ApiOkResponse({ type: SigningSecretResponse, description: 'The new signing secret' })
+  @ApiErrors(
+    [400, 'Invalid id, `key` not whsec_ and the base64 of 24 to 64 bytes, unknown field, malformed JSON'],
+    401,
+    FORBIDDEN,
+    NOT_FOUND,
+    413,
+    415,
+    429,
+  )
+  @Post(':id/secret/rotate')
+  @HttpCode(200)
+  async rotateSigningSecret(
+    @CurrentUser() user: AuthenticatedUser,
+    @Param('id', SubscriptionIdPipe) id: number,
+    @Body() body: RotateSigningSecretDto, // undefined without a body
+  ): Promise<SigningSecretResponse> {
+    return { key: await this.subscriptions.rotateSigningSecret(user, id, body?.key ?? undefined) };
   }
 }

@@ -18,8 +18,9 @@ import type { SubscriptionRecord } from './dto/subscription.response';
 import { hasControlCharacters } from '../common/validation/text-rules';
 import { isNonPublicHost } from './webhook-url';
 import { preparedQuery } from '../database/prepared-query';
+import { generateSigningSecret } from './signing-secret';
 
-/** Every column but header_value_encrypted, named as the entity names them. */
+/** Every column but the encrypted ones (header value, signing secrets), named as the entity names them. */
 const COLUMNS = `id, tenant, active, name, url, description, events, header_name AS "headerName",
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 
@@ -105,8 +106,9 @@ export class SubscriptionsService {
       this.dataSource,
       'subscriptions_insert',
       `INSERT INTO subscriptions
-         (tenant, active, name, url, description, events, header_name, header_value_encrypted)
-       VALUES ($1, $2, $3, $4, $5, $6::varchar(64)[], $7, $8)
+         (tenant, active, name, url, description, events, header_name, header_value_encrypted,
+          signing_secret_encrypted)
+       VALUES ($1, $2, $3, $4, $5, $6::varchar(64)[], $7, $8, $9)
        RETURNING ${COLUMNS}`,
       [
         tenant,
@@ -117,6 +119,7 @@ export class SubscriptionsService {
         distinct(body.events),
         headerName,
         headerValue === null ? null : this.secretBox.encrypt(headerValue),
+        this.secretBox.encrypt(generateSigningSecret()),
       ],
     );
     return rows[0];
@@ -182,6 +185,86 @@ export class SubscriptionsService {
       where.params,
     );
     return row ?? this.notFound(subscriptionNotFound(id));
+  }
+
+  /**
+   * The subscription's signing secret (contract section 9), to those who may see the subscription.
+   * A subscription from before signing that SubscriptionSecretsBootstrap has not reached yet gets
+   * its secret here.
+   */
+  async signingSecret(user: AuthenticatedUser, id: number): Promise<string> {
+    const where = this.visibleTo(user).add((p) => `id = ${p}`, id);
+    const [row] = await this.statements.query<{ encrypted: string | null }>(
+      `SELECT signing_secret_encrypted AS encrypted FROM subscriptions ${where.where}`,
+      where.params,
+    );
+    if (!row) return this.notFound(subscriptionNotFound(id));
+    if (row.encrypted !== null) return this.secretBox.decrypt(row.encrypted);
+    // COALESCE: whoever fills it first (an instance's bootstrap, another read) wins, once.
+    const [filled] = await preparedQuery<{ encrypted: string }>(
+      this.dataSource,
+      'subscriptions_fill_signing_secret',
+      `UPDATE subscriptions SET signing_secret_encrypted = COALESCE(signing_secret_encrypted, $2)
+       WHERE id = $1 RETURNING signing_secret_encrypted AS encrypted`,
+      [id, this.secretBox.encrypt(generateSigningSecret())],
+    );
+    return filled ? this.secretBox.decrypt(filled.encrypted) : this.notFound(subscriptionNotFound(id));
+  }
+
+  /**
+   * Makes `key` (validated already) or a generated secret the signing secret; the one it replaces
+   * keeps signing for WEBHOOK_SECRET_OVERLAP_MS (contract section 9). Returns the new secret.
+   */
+  async rotateSigningSecret(
+    user: AuthenticatedUser,
+    id: number,
+    key: string = generateSigningSecret(),
+  ): Promise<string> {
+    const overlapMs = this.config.getOrThrow('webhook', { infer: true }).secretOverlapMs;
+    const where = this.visibleTo(user).add((p) => `id = ${p}`, id);
+    const n = where.params.length;
+    // One statement: SET expressions see the row as it was, so the old secret moves over unread.
+    const rows = await this.statements.query<{ id: number }>(
+      `UPDATE subscriptions SET
+         previous_signing_secret_encrypted = signing_secret_encrypted,
+         previous_signing_secret_until = CASE WHEN signing_secret_encrypted IS NOT NULL
+           THEN now() + $${n + 2} * interval '1 millisecond' END,
+         signing_secret_encrypted = $${n + 1}
+       ${where.where}
+       RETURNING id`,
+      [...where.params, this.secretBox.encrypt(key), overlapMs],
+    );
+    return rows.length > 0 ? key : this.notFound(subscriptionNotFound(id));
+  }
+
+  /**
+   * Gives a signing secret to every subscription without one (rows from before migration
+   * SubscriptionSigningSecrets), `batch` rows a statement. Instances starting together may both
+   * run it: a row already filled is left as it is. Returns how many this call filled.
+   */
+  async fillMissingSigningSecrets(batch = 500): Promise<number> {
+    let filled = 0;
+    for (;;) {
+      const missing = await preparedQuery<{ id: number }>(
+        this.dataSource,
+        'subscriptions_missing_signing_secret',
+        `SELECT id FROM subscriptions WHERE signing_secret_encrypted IS NULL ORDER BY id LIMIT $1`,
+        [batch],
+      );
+      if (missing.length === 0) return filled;
+      const ids = missing.map((row) => row.id);
+      const secrets = ids.map(() => this.secretBox.encrypt(generateSigningSecret()));
+      const updated = await preparedQuery<{ id: number }>(
+        this.dataSource,
+        'subscriptions_fill_signing_secrets',
+        `UPDATE subscriptions s SET signing_secret_encrypted = f.secret
+         FROM unnest($1::int[], $2::text[]) AS f(id, secret)
+         WHERE s.id = f.id AND s.signing_secret_encrypted IS NULL
+         RETURNING s.id`,
+        [ids, secrets],
+      );
+      filled += updated.length;
+    }
   }
 
   /** A non-administrator sees its own tenant; an administrator every tenant, or the one it asks for. */

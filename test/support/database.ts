@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from '../../src/database/data-source.options';
 
 /** Set by global-setup: the server's maintenance URL and the migrated template database's name. */
 export const ADMIN_URL_ENV = 'PIS_TEST_ADMIN_URL';
@@ -42,4 +44,33 @@ export async function createTestDatabase(): Promise<{ url: string; name: string 
 
 export async function dropTestDatabase(name: string): Promise<void> {
   await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+}
+
+/**
+ * An empty database (not the migrated template) for a migration spec, with a DataSource on it;
+ * `drop` closes and drops it. The run prefix lets global teardown drop it if the test dies half-way.
+ */
+export async function createEmptyDatabase(
+  tag: string,
+): Promise<{ ds: DataSource; url: string; drop: () => Promise<void> }> {
+  const name = `${process.env[RUN_PREFIX_ENV]}_${tag}_${randomBytes(4).toString('hex')}`;
+  await adminQuery(`CREATE DATABASE "${name}"`);
+  const url = withDatabase(process.env[ADMIN_URL_ENV]!, name);
+  const ds = new DataSource(dataSourceOptions(url, 2));
+  await ds.initialize();
+  return {
+    ds,
+    url,
+    drop: async () => {
+      if (ds.isInitialized) await ds.destroy();
+      await dropTestDatabase(name);
+    },
+  };
+}
+
+/** Undoes the migrations applied after `name`, newest first (later features add their own). */
+export async function undoMigrationsAfter(ds: DataSource, name: string): Promise<void> {
+  const last = async () =>
+    (await ds.query(`SELECT name FROM migrations ORDER BY id DESC LIMIT 1`))[0]?.name as string | undefined;
+  while ((await last()) !== name) await ds.undoLastMigration({ transaction: 'each' });
 }

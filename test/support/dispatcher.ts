@@ -4,6 +4,7 @@ import { SecretBox } from '../../src/common/crypto/secret-box';
 import { LicenceStatus, WebhookEvent } from '../../src/common/reference/enums';
 import type { LicencePayload } from '../../src/dispatcher/events/licence-payloads';
 import { WEBHOOK_TLS_OPTIONS } from '../../src/dispatcher/webhook-tls';
+import { generateSigningSecret } from '../../src/subscriptions/signing-secret';
 import { Subscription } from '../../src/subscriptions/subscription.entity';
 import { testCa } from './test-ca';
 import { startTestApp, TestApp, TestAppOptions, uniq } from './test-app';
@@ -41,7 +42,8 @@ export interface SubscriptionInit {
 
 /**
  * Inserts a subscription through the repository (the REST API belongs to another module and
- * rejects literal private addresses); the header value is sealed like the API does.
+ * rejects literal private addresses); the header value and a new signing secret are sealed like
+ * the API does (signingSecretOf reads the secret back).
  */
 export async function createSubscription(t: TestApp, init: SubscriptionInit): Promise<Subscription> {
   const box = SecretBox.withKey(Buffer.from(t.env.SECRETS_KEY, 'base64'));
@@ -56,8 +58,15 @@ export async function createSubscription(t: TestApp, init: SubscriptionInit): Pr
       events: init.events ?? [WebhookEvent.LICENCE_CREATED_SUCCESS, WebhookEvent.LICENCE_CREATED_FAILED],
       headerName: init.headerName ?? null,
       headerValueEncrypted: init.headerValue ? box.encrypt(init.headerValue) : null,
+      signingSecretEncrypted: box.encrypt(generateSigningSecret()),
     }),
   );
+}
+
+/** The `whsec_…` signing secret of a subscription made by createSubscription. */
+export function signingSecretOf(t: TestApp, subscription: Subscription): string {
+  const box = SecretBox.withKey(Buffer.from(t.env.SECRETS_KEY, 'base64'));
+  return box.decrypt(subscription.signingSecretEncrypted!);
 }
 
 export function licence(overrides: Partial<LicencePayload> = {}): LicencePayload {

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { createRootLogger } from './logger';
-import { LazyChildLogger } from './lazy-child-logger';
+import { LazyChildLogger, lazyChildLoggerFactory } from './lazy-child-logger';
 
 function capture() {
   const lines: Array<Record<string, unknown>> = [];
@@ -44,5 +44,31 @@ describe('LazyChildLogger', () => {
       { level: 20, requestId: 'r-2', msg: 'now written' },
       { level: 30, requestId: 'r-2', part: 'inner', msg: 'nested' },
     ]);
+  });
+});
+
+describe('lazyChildLoggerFactory', () => {
+  const root = createRootLogger('info', capture().stream);
+  const make = (options: object) =>
+    lazyChildLoggerFactory.call(
+      undefined as never,
+      root as never,
+      { requestId: 'r-3' },
+      options as never,
+      undefined as never,
+    );
+
+  it('is lazy for the options Fastify passes on every request when the route sets no log options', () => {
+    expect(make({})).toBeInstanceOf(LazyChildLogger);
+    expect(make({ level: '' })).toBeInstanceOf(LazyChildLogger);
+    expect(make({ level: undefined })).toBeInstanceOf(LazyChildLogger);
+    expect(make({ level: 'info' })).toBeInstanceOf(LazyChildLogger);
+  });
+
+  it("makes a real child when the route's level or serialisers differ", () => {
+    const debug = make({ level: 'debug' });
+    expect(debug).not.toBeInstanceOf(LazyChildLogger);
+    expect(debug.level).toBe('debug');
+    expect(make({ level: '', serializers: { req: () => 'r' } })).not.toBeInstanceOf(LazyChildLogger);
   });
 });

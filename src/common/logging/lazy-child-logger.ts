@@ -56,12 +56,24 @@ export class LazyChildLogger {
   }
 }
 
+/**
+ * True when the child options change nothing: Fastify passes `{ level: <the route's logLevel> }` on
+ * every request, an empty string or the parent's own level unless the route sets one.
+ */
+function inheritsEverything(options: Record<string, unknown>, parentLevel: string): boolean {
+  for (const key in options) {
+    if (key !== 'level') return false;
+    if (options.level && options.level !== parentLevel) return false;
+  }
+  return true;
+}
+
 /** Fastify's `childLoggerFactory`: lazy unless the route sets its own log options (level, serialisers). */
 export const lazyChildLoggerFactory: NonNullable<FastifyServerOptions['childLoggerFactory']> = (
   logger,
   bindings,
   options,
 ) =>
-  Object.keys(options).length > 0
-    ? logger.child(bindings, options)
-    : (new LazyChildLogger(logger as unknown as Pino, bindings) as unknown as FastifyBaseLogger);
+  inheritsEverything(options as Record<string, unknown>, logger.level)
+    ? (new LazyChildLogger(logger as unknown as Pino, bindings) as unknown as FastifyBaseLogger)
+    : logger.child(bindings, options);

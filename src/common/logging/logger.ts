@@ -1,16 +1,21 @@
 import type { LoggerService, LogLevel } from '@nestjs/common';
 import { pino, DestinationStream, Logger as Pino, LoggerOptions } from 'pino';
 
-/** Keys whose values never reach a log line (contract section 1: never a password, token or headerValue). */
+/**
+ * Keys whose values never reach a log line (contract section 1: never a password, token or
+ * headerValue; section 9: nor a signing secret, the `key` of the secret endpoints).
+ */
 const REDACT = [
   'password',
   'token',
   'headerValue',
   'authorization',
+  'key',
   '*.password',
   '*.token',
   '*.headerValue',
   '*.authorization',
+  '*.key',
   'req.headers.authorization',
   'req.headers.cookie',
   // A failed query's bound values (a QueryFailedError logged with a 500): hashes, sealed values.

@@ -29,7 +29,11 @@ export { rateLimitKey } from './rate-limit-key';
 
 const MAX_CACHED_TRACKERS = 10_000;
 
-const clientTracker = (request: FastifyRequest) => `ip:${clientKey(request.ip)}`;
+const counter = (throttler: string, tracker: string): Counted => ({
+  throttler,
+  tracker,
+  key: rateLimitKey(throttler, tracker),
+});
 
 /** The one limit that applies to a route, from the module's options (RATE_LIMIT_* variables). */
 interface RouteLimit {
@@ -37,6 +41,13 @@ interface RouteLimit {
   limit: number;
   ttl: number;
   byToken: boolean;
+}
+
+/** Who a request counts against, and the counter's key (rateLimitKey of the limit and tracker). */
+interface Counted {
+  throttler: string;
+  tracker: string;
+  key: string;
 }
 
 /** What the JWT guard, which runs before this one, leaves on a request it authenticated. */
@@ -68,8 +79,11 @@ export class RateLimitGuard extends ThrottlerGuard {
     return this.routeLimit(API_THROTTLER, true);
   });
   @Inject(LoginAttemptsService) private readonly loginAttempts: LoginAttemptsService;
-  /** Hashes of verified tokens' signatures, by signature: one hash per token, not per request. */
-  private readonly trackers = new LRUCache<string, string>({ max: MAX_CACHED_TRACKERS });
+  /**
+   * Verified tokens' counters, by signature: one hash and one key string per token, not per
+   * request (a key built anew is hashed anew by every Map it is looked up in).
+   */
+  private readonly tokenCounters = new LRUCache<string, Counted>({ max: MAX_CACHED_TRACKERS });
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const route = this.routeLimits.get(context);
@@ -77,7 +91,11 @@ export class RateLimitGuard extends ThrottlerGuard {
     const request = context.switchToHttp().getRequest<CountedRequest>();
     // Only a request the JWT guard let through has a user: its token is then well-formed and verified.
     const token = route.byToken && request.user ? bearerToken(request.headers.authorization) : undefined;
-    await this.count(context, route, token === undefined ? clientTracker(request) : this.tokenKey(token));
+    await this.count(
+      context,
+      route,
+      token === undefined ? this.clientCounted(route, request) : this.tokenCounted(route, token),
+    );
     if (!route.byToken) await this.refuseGuessing(context, request);
     return true;
   }
@@ -86,11 +104,18 @@ export class RateLimitGuard extends ThrottlerGuard {
   async countUnauthenticated(context: ExecutionContext): Promise<void> {
     const route = this.routeLimits.get(context);
     if (!route) return;
-    await this.count(context, route, clientTracker(context.switchToHttp().getRequest<FastifyRequest>()));
+    await this.count(
+      context,
+      route,
+      this.clientCounted(route, context.switchToHttp().getRequest<FastifyRequest>()),
+    );
   }
 
-  private async count(context: ExecutionContext, route: RouteLimit, tracker: string): Promise<void> {
-    const key = rateLimitKey(route.name, tracker);
+  private async count(
+    context: ExecutionContext,
+    route: RouteLimit,
+    { tracker, key }: Counted,
+  ): Promise<void> {
     const hit = await this.storageService.increment(key, route.ttl, route.limit, route.ttl, route.name);
     if (hit.isBlocked) {
       await this.throwThrottlingException(context, {
@@ -131,11 +156,18 @@ export class RateLimitGuard extends ThrottlerGuard {
     return { name, limit, ttl, byToken };
   }
 
-  private tokenKey(token: string): string {
+  private tokenCounted(route: RouteLimit, token: string): Counted {
     const signature = token.slice(token.lastIndexOf('.') + 1);
-    let tracker = this.trackers.get(signature);
-    if (tracker === undefined) this.trackers.set(signature, (tracker = tokenTracker(token)));
-    return tracker;
+    let counted = this.tokenCounters.get(signature);
+    if (counted === undefined || counted.throttler !== route.name) {
+      counted = counter(route.name, tokenTracker(token));
+      this.tokenCounters.set(signature, counted);
+    }
+    return counted;
+  }
+
+  private clientCounted(route: RouteLimit, request: FastifyRequest): Counted {
+    return counter(route.name, `ip:${clientKey(request.ip)}`);
   }
 
   protected override async throwThrottlingException(

@@ -44,6 +44,17 @@ export enum DeliveryStatus {
   FAILED = 'FAILED',
 }
 
+/**
+ * What made a delivery attempt (contract section 9): a published event, a resend of one record, a
+ * recovery of a window's failed events, or a test event.
+ */
+export enum DeliveryTrigger {
+  EVENT = 'EVENT',
+  RESEND = 'RESEND',
+  RECOVER = 'RECOVER',
+  TEST = 'TEST',
+}
+
 /** Stored roles (reference list). */
 export enum UserRole {
   ROLE_PARTNER = 'ROLE_PARTNER',

@@ -1,7 +1,11 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { halLinks, HalLink, HalLinks } from '../../common/hal/hal';
-import { DeliveryStatus, WebhookEvent } from '../../common/reference/enums';
+import { DeliveryStatus, DeliveryTrigger, WebhookEvent } from '../../common/reference/enums';
 import { ApiDateTime } from '../../common/openapi/schemas';
+import {
+  LicenceEventPayloadSchema,
+  SUCCESS_EVENT_EXAMPLE,
+} from '../../dispatcher/events/licence-event.openapi';
 import type { DeliveryRecord } from '../deliveries.service';
 
 /** HAL links of a delivery record (documentation only). */
@@ -19,6 +23,12 @@ export class DeliveryLinks {
     example: { href: '/webhooks/subscriptions/1' },
   })
   subscription: HalLink;
+  @ApiProperty({
+    type: HalLink,
+    description: 'POST here to send the same event again (RESEND)',
+    example: { href: '/webhooks/subscriptions/1/deliveries/10/resend' },
+  })
+  resend: HalLink;
 }
 
 /** A webhook delivery record (spec, Resources: Webhook delivery record). */
@@ -29,6 +39,14 @@ export class DeliveryLinks {
 export class DeliveryResponse {
   @ApiProperty({ type: 'integer', format: 'int64', minimum: 1, description: 'Identifier', example: 10 })
   id: number;
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    minimum: 1,
+    description: 'Id of the event delivered: its `webhook-id`, the same on every attempt of it',
+    example: 1001,
+  })
+  eventId: number;
   @ApiProperty({ type: 'integer', minimum: 1, description: 'Id of the subscription', example: 1 })
   subscriptionId: number;
   @ApiProperty({ type: String, description: 'Name of the subscription', example: 'Licence events to ERP' })
@@ -66,6 +84,35 @@ export class DeliveryResponse {
     example: null,
   })
   errorMessage: string | null;
+  @ApiProperty({
+    enum: DeliveryTrigger,
+    enumName: 'DeliveryTrigger',
+    description:
+      'What made this attempt: EVENT (a published event), RESEND (of one record), RECOVER ' +
+      '(a recovery of failed events) or TEST (a test event)',
+    example: DeliveryTrigger.EVENT,
+  })
+  trigger: DeliveryTrigger;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    minimum: 0,
+    description:
+      "Milliseconds from the request's start to the end of the answer or the failure; null when " +
+      'nothing was sent (a non-public destination, an undecryptable custom header)',
+    example: 132,
+  })
+  durationMs: number | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    maxLength: 1024,
+    description:
+      "The first 1,024 bytes of the receiver's answer as UTF-8 text (cut on a character boundary); " +
+      'null when no answer arrived',
+    example: '{"received":true}',
+  })
+  responseBody: string | null;
   @ApiDateTime('Time of sending', '2026-11-21T10:00:00.120Z')
   sentAt: string;
   @ApiDateTime('Record creation time', '2026-11-21T10:00:00.250Z')
@@ -73,18 +120,37 @@ export class DeliveryResponse {
   @ApiProperty({ type: DeliveryLinks, description: 'HAL links' }) _links: HalLinks;
 }
 
+/** One record with the exact body that was sent (GET …/deliveries/{deliveryId}). */
+@ApiSchema({
+  name: 'DeliveryDetail',
+  description: 'One delivery attempt with the exact body that was sent',
+})
+export class DeliveryDetailResponse extends DeliveryResponse {
+  @ApiProperty({
+    type: LicenceEventPayloadSchema,
+    description: 'The body sent, as sent (the same for every attempt of the event)',
+    example: SUCCESS_EVENT_EXAMPLE,
+  })
+  payload: unknown;
+}
+
 export function toDeliveryResponse(delivery: DeliveryRecord, subscriptionName: string): DeliveryResponse {
   const subscription = `/webhooks/subscriptions/${delivery.subscriptionId}`;
+  const self = `${subscription}/deliveries/${delivery.id}`;
   return {
     id: Number(delivery.id), // bigint in the database, far below 2^53
+    eventId: Number(delivery.eventId),
     subscriptionId: delivery.subscriptionId,
     subscriptionName,
     eventType: delivery.eventType,
     status: delivery.status,
     httpStatusCode: delivery.httpStatusCode,
     errorMessage: delivery.errorMessage,
+    trigger: delivery.trigger,
+    durationMs: delivery.durationMs,
+    responseBody: delivery.responseBody,
     sentAt: delivery.sentAt.toISOString(),
     createdAt: delivery.createdAt.toISOString(),
-    _links: halLinks({ self: `${subscription}/deliveries/${delivery.id}`, subscription }),
+    _links: halLinks({ self, subscription, resend: `${self}/resend` }),
   };
 }

@@ -86,6 +86,13 @@ The service POSTs each licence event to the subscription's \`url\`:
 
 - \`Content-Type: application/json\`, \`User-Agent: partner-integration-service/<version>\`, plus the
   subscription's custom header (\`headerName: headerValue\`) when it has one: check it.
+- Every delivery is signed (Standard Webhooks v1): \`webhook-id\` (the event's id, the same on every copy and
+  resend: your idempotency key), \`webhook-timestamp\` (seconds since the epoch of this attempt) and
+  \`webhook-signature\` (\`v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">\` keyed with the
+  base64-decoded part of the subscription's \`whsec_\` secret after the prefix, see
+  \`GET /webhooks/subscriptions/{id}/secret\`; two space-separated signatures, the new one first, for 24 hours after
+  a rotation). Verify the raw body with a Standard Webhooks library, e.g. npm \`standardwebhooks\`:
+  \`new Webhook(secret).verify(rawBody, headers)\`, which also refuses timestamps more than 5 minutes off.
 - Answer 2xx within 30 seconds: the delivery is SUCCESS. Anything else (non-2xx, a redirect, which is not
   followed, a time-out, a refused connection or TLS failure) is FAILED, recorded in the delivery history
   with \`httpStatusCode\` and \`errorMessage\`, and **never resent**. Answer first, process afterwards.
@@ -109,6 +116,36 @@ function licenceEventCallback(version: string): PathItemObject {
           required: true,
           description: 'Identifies the service',
           schema: { type: 'string', example: `partner-integration-service/${version}` },
+        },
+        {
+          in: 'header',
+          name: 'webhook-id',
+          required: true,
+          description:
+            "The event's id: the same on every copy and every resend of the event (idempotency key)",
+          schema: { type: 'string', example: '1042' },
+        },
+        {
+          in: 'header',
+          name: 'webhook-timestamp',
+          required: true,
+          description:
+            'Seconds since the epoch when this attempt was made (signed; refuse it when too far off)',
+          schema: { type: 'string', pattern: '^[0-9]+$', example: '1795341600' },
+        },
+        {
+          in: 'header',
+          name: 'webhook-signature',
+          required: true,
+          description:
+            'Space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with ' +
+            "the subscription's secret (the base64 after `whsec_`, decoded); two during a rotation's overlap, " +
+            'the new secret first',
+          schema: {
+            type: 'string',
+            pattern: '^v1,[A-Za-z0-9+/]+=*( v1,[A-Za-z0-9+/]+=*)*$',
+            example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+          },
         },
       ],
       requestBody: {

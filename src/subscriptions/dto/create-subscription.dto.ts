@@ -21,8 +21,9 @@ import { webhookUrlProblem } from '../webhook-url';
 const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /**
- * Headers the service sets itself (contract section 5), plus the other hop-by-hop headers of
- * RFC 7230 section 6.1 and Expect, which would break or change the delivery request itself.
+ * Headers the service sets itself (contract section 5, and the Standard Webhooks headers of section
+ * 9), plus the other hop-by-hop headers of RFC 7230 section 6.1 and Expect, which would break or
+ * change the delivery request itself.
  */
 export const RESERVED_HEADER_NAMES: ReadonlySet<string> = new Set([
   'host',
@@ -31,6 +32,9 @@ export const RESERVED_HEADER_NAMES: ReadonlySet<string> = new Set([
   'connection',
   'transfer-encoding',
   'user-agent',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
   'keep-alive',
   'proxy-connection',
   'te',
@@ -57,7 +61,7 @@ const NotReservedHeader = () =>
       validate: (value: unknown) =>
         typeof value !== 'string' || !RESERVED_HEADER_NAMES.has(value.toLowerCase()),
       defaultMessage: () =>
-        'headerName must not be a header the service sets itself (e.g. Host, Content-Type)',
+        'headerName must not be a header the service sets itself (e.g. Host, Content-Type, webhook-signature)',
     },
   });
 
@@ -169,7 +173,8 @@ export class CreateSubscriptionDto extends ReadOnlyResourceFields {
     pattern: HTTP_TOKEN.source,
     description:
       'Name of a custom header sent with every delivery (an HTTP token; not Host, Content-Type, ' +
-      'Content-Length, Connection, Transfer-Encoding, User-Agent or another hop-by-hop header). ' +
+      'Content-Length, Connection, Transfer-Encoding, User-Agent, webhook-id, webhook-timestamp, ' +
+      'webhook-signature or another hop-by-hop header). ' +
       'Left out or null on PUT: the header and its stored value are removed.',
     example: 'X-Webhook-Secret',
   })

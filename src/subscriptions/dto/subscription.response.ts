@@ -4,8 +4,14 @@ import { MAX_OBSERVATIONS_LENGTH, MAX_STRING_LENGTH, WebhookEvent } from '../../
 import { ApiDateTime } from '../../common/openapi/schemas';
 import type { Subscription } from '../subscription.entity';
 
-/** What the service reads: never the encrypted header value. */
-export type SubscriptionRecord = Omit<Subscription, 'headerValueEncrypted'>;
+/** What the service reads: never the encrypted header value nor the signing secrets. */
+export type SubscriptionRecord = Omit<
+  Subscription,
+  | 'headerValueEncrypted'
+  | 'signingSecretEncrypted'
+  | 'previousSigningSecretEncrypted'
+  | 'previousSigningSecretUntil'
+>;
 
 /** HAL links of a subscription (documentation only). */
 @ApiSchema({ name: 'SubscriptionLinks' })

@@ -1,0 +1,78 @@
+// Figure `dispatch-signing`: the dispatch burst of `dispatch` (E events × S subscriptions), with the
+// subscriptions' signing secrets (every delivery signed: what the service does) and without them
+// (unsigned: the cost before Standard Webhooks signing), alternating in rounds on the same
+// subscriptions, service and database. Target (issue 17): signed ≥ 0.95 of unsigned.
+import { signSubscriptions, unsignSubscriptions } from './lib/signing.mjs';
+
+export const DISPATCH_SIGNING_TARGET = 0.95;
+
+/** `h`: the run's context and the dispatch helpers of run.mjs. */
+export async function dispatchSigningFigure(h) {
+  const { ctx, size, log, round, median } = h;
+  const E = size.dispatchEvents;
+  const tenant = 'bench-signing';
+  const range = await h.seedReceiverTenant(tenant, size.dispatchSubscriptions);
+  const sides = {
+    signed: () => signSubscriptions(ctx.pool, ctx.secretsKey, tenant),
+    unsigned: () => unsignSubscriptions(ctx.pool, tenant),
+  };
+  log(`dispatch-signing: ${E} events × ${range.count} subscriptions, signed and unsigned in turn`);
+  for (const side of ['unsigned', 'signed']) {
+    await sides[side]();
+    await h.runServiceDispatch(range, h.codesFor(`SIGN-WARM-${side}`, size.dispatchWarmEvents));
+  }
+  const rounds = [];
+  for (let k = 1; k <= size.dispatchRounds; k++) {
+    // Alternating which side goes first, so a drift of the shared machine favours neither.
+    const order = k % 2 === 1 ? ['unsigned', 'signed'] : ['signed', 'unsigned'];
+    const runs = {};
+    for (const side of order) {
+      await sides[side]();
+      const run = await h.withCpu(
+        `dispatch-signing ${side} (round ${k})`,
+        () => h.runServiceDispatch(range, h.codesFor(`SIGN-${side}-${k}`, E)),
+        (r) => r.expected,
+      );
+      run.value = round(run.expected / ((run.done.at - run.start) / 1000));
+      if (run.done.timedOut || run.done.failed)
+        throw new Error(
+          `dispatch-signing ${side} round ${k}: ${run.done.failed ?? 'timed out'} not delivered`,
+        );
+      log(`dispatch-signing ${side} (round ${k}): ${run.value} deliveries/s`);
+      runs[side] = run;
+    }
+    rounds.push({
+      ...runs,
+      ratio: runs.signed.value / runs.unsigned.value,
+      cpuRatio: runs.signed.cpu.msPerUnit.service / runs.unsigned.cpu.msPerUnit.service,
+    });
+  }
+  const { signed, unsigned } = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
+  const ratio = round(signed.value / unsigned.value, 2);
+  const cpuMs = (side) => median(rounds.map((r) => r[side].cpu.msPerUnit.service));
+  const cpuMsPerDelivery = { signed: cpuMs('signed'), unsigned: cpuMs('unsigned') };
+  ctx.figures.push({
+    figure: 'dispatch-signing',
+    unit: 'deliveries/s',
+    value: signed.value,
+    baseline: unsigned.value,
+    ratio,
+    p50: signed.latency.p50,
+    p99: signed.latency.p99,
+    cpuMsPerDelivery,
+    rounds: rounds.map((r) => ({
+      signed: r.signed.value,
+      unsigned: r.unsigned.value,
+      ratio: round(r.ratio, 2),
+      cpuRatio: round(r.cpuRatio, 2),
+    })),
+    target: `signed ≥${DISPATCH_SIGNING_TARGET}× unsigned`,
+    pass: ratio >= DISPATCH_SIGNING_TARGET,
+    notes: [
+      `baseline: the same burst to the same subscriptions with their signing secrets removed (unsigned)`,
+      `median of ${rounds.length} rounds by ratio; ratios ${rounds.map((r) => round(r.ratio, 2)).join(', ')}`,
+      `service CPU per delivery (median): signed ${cpuMsPerDelivery.signed} ms, unsigned ${cpuMsPerDelivery.unsigned} ms` +
+        ` (signed/unsigned per round: ${rounds.map((r) => round(r.cpuRatio, 2)).join(', ')})`,
+    ],
+  });
+}
