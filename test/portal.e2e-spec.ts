@@ -251,7 +251,7 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
 
   it('reveals the signing secret on request and rotates it after a confirmation', async () => {
     await page.getByRole('button', { name: 'Reveal secret' }).click();
-    const secret = page.getByLabel('Signing secret');
+    const secret = page.getByLabel('Current signing secret');
     const first = await secret.textContent();
     expect(first).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
     await page.getByRole('button', { name: 'Rotate secret' }).click();

@@ -37,7 +37,7 @@ function SecretSection({ id }: { id: number }) {
       </p>
       {key ? (
         <p>
-          <code className="secret" aria-label="Signing secret">
+          <code className="secret" aria-label="Current signing secret">
             {key}
           </code>
         </p>
