@@ -58,11 +58,14 @@ function parseRouteTree(tree: string): string[] {
   return routes;
 }
 
-/** The served routes to document: no HEAD/OPTIONS (automatic), no Swagger UI files, no document. */
+/**
+ * The served routes to document: no HEAD/OPTIONS (automatic), no Swagger UI files, no document, no
+ * partner portal (the web app's pages and files, src/portal).
+ */
 function servedApiRoutes(fastify: FastifyInstance): string[] {
   return parseRouteTree(fastify.printRoutes({ commonPrefix: false }))
     .filter((route) => !/^(HEAD|OPTIONS) /.test(route))
-    .filter((route) => !/^GET \/(docs|docs\/.*|openapi\.json)$/.test(route))
+    .filter((route) => !/^GET \/(docs|docs\/.*|openapi\.json|portal|portal\/?\*)$/.test(route))
     .sort();
 }
 
