@@ -193,6 +193,16 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
     expect(test?.body.licence?.code).toMatch(/^TEST-/);
   });
 
+  it('clears the custom header on an edit', async () => {
+    await page.getByRole('link', { name: /^Edit/ }).click();
+    await page.getByLabel('Remove the custom header').check();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await heading(page, 'ERP hook v2').waitFor();
+    await page.locator('dt:text("Custom header") + dd').getByText('none', { exact: true }).waitFor();
+    const body = (await api(partner.token).get(`/webhooks/subscriptions/${subscriptionId}`).expect(200)).body;
+    expect(body.headerName).toBeNull();
+  });
+
   it("shows a FAILED delivery's detail, resends it to a receiver that now answers and shows SUCCESS", async () => {
     receiver.behaviour = { status: 503, body: 'receiver down for maintenance' };
     const before = (await listed('size=100')).length;
