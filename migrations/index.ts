@@ -7,6 +7,7 @@ import { UserTokenVersion1764100000000 } from './1764100000000-UserTokenVersion'
 import { SubscriptionMoveClearsItsHistory1764200000000 } from './1764200000000-SubscriptionMoveClearsItsHistory';
 import { WebhookJobsQueueVacuum1764300000000 } from './1764300000000-WebhookJobsQueueVacuum';
 import { RetentionIndexes1764300100000 } from './1764300100000-RetentionIndexes';
+import { WebhookDeliveryCounts1764400000000 } from './1764400000000-WebhookDeliveryCounts';
 import { SubscriptionSigningSecrets1764400100000 } from './1764400100000-SubscriptionSigningSecrets';
 import { DeliveryTriggersAndDetails1764400200000 } from './1764400200000-DeliveryTriggersAndDetails';
 
@@ -21,6 +22,7 @@ export const migrations = [
   SubscriptionMoveClearsItsHistory1764200000000,
   WebhookJobsQueueVacuum1764300000000,
   RetentionIndexes1764300100000,
+  WebhookDeliveryCounts1764400000000,
   SubscriptionSigningSecrets1764400100000,
   DeliveryTriggersAndDetails1764400200000,
 ];

@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../src/database/data-source.options';
 import { runMigrations } from '../src/database/migrate';
-import { adminQuery, ADMIN_URL_ENV, RUN_PREFIX_ENV, withDatabase } from './support/database';
+import {
+  adminQuery,
+  ADMIN_URL_ENV,
+  RUN_PREFIX_ENV,
+  undoMigrationsAfter,
+  withDatabase,
+} from './support/database';
 
 const DISPATCHER_TABLES = ['webhook_deliveries', 'webhook_events', 'webhook_jobs'];
 
@@ -40,12 +46,8 @@ describe('migrations CreateDispatcher, NotifySubscriptionsGone, WebhookJobsRoomF
   const moveTriggers = async () =>
     (await ds.query(`SELECT tgname FROM pg_trigger WHERE tgname = 'TRG_subscriptions_moved_clear_history'`))
       .length;
-  /** Undoes the migrations applied after `name`, newest first (later features add their own). */
-  const undoAfter = async (name: string) => {
-    const last = async () =>
-      (await ds.query(`SELECT name FROM migrations ORDER BY id DESC LIMIT 1`))[0]?.name as string | undefined;
-    while ((await last()) !== name) await ds.undoLastMigration({ transaction: 'each' });
-  };
+  /** Undoes the migrations applied after `name` (later features add their own). */
+  const undoAfter = (name: string) => undoMigrationsAfter(ds, name);
 
   const jobsOptions = async () =>
     (await ds.query(`SELECT reloptions FROM pg_class WHERE relname = 'webhook_jobs'`))[0]?.reloptions ?? null;
@@ -115,9 +117,9 @@ describe('migrations CreateDispatcher, NotifySubscriptionsGone, WebhookJobsRoomF
     await expect(ds.query(`SELECT 1 FROM subscriptions LIMIT 1`)).resolves.toEqual([]);
 
     await expect(runMigrations(ds)).resolves.toEqual(applied.slice(first));
+    await undoAfter('SubscriptionMoveClearsItsHistory1764200000000');
     await expect(objects()).resolves.toEqual({ tables: DISPATCHER_TABLES, functions: 1 });
     await expect(goneTriggers()).resolves.toHaveLength(3);
-    await undoAfter('SubscriptionMoveClearsItsHistory1764200000000');
     await expect(jobsOptions()).resolves.toEqual(['fillfactor=50']);
   });
 });

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import type { Response } from 'supertest';
 import { validateEvent } from '../examples/receiver/receiver';
+import { buildOpenApiDocument } from '../src/docs/write-openapi';
 import { startTestApp, TestApp, TestUser, uniq } from './support/test-app';
 
 type Json = any;
@@ -60,12 +61,12 @@ function parseRouteTree(tree: string): string[] {
 
 /**
  * The served routes to document: no HEAD/OPTIONS (automatic), no Swagger UI files, no document, no
- * partner portal (the web app's pages and files, src/portal).
+ * partner portal (the single-page app at /portal, contract section 10: pages, not API).
  */
 function servedApiRoutes(fastify: FastifyInstance): string[] {
   return parseRouteTree(fastify.printRoutes({ commonPrefix: false }))
     .filter((route) => !/^(HEAD|OPTIONS) /.test(route))
-    .filter((route) => !/^GET \/(docs|docs\/.*|openapi\.json|portal|portal\/?\*)$/.test(route))
+    .filter((route) => !/^GET \/(docs|docs\/.*|openapi\.json|portal|portal[/*].*)$/.test(route))
     .sort();
 }
 
@@ -95,6 +96,11 @@ function resolve(document: Json, schema: Json): Json {
  */
 function conformance(document: Json, schema: Json, value: unknown, at = '$'): string[] {
   const s = resolve(document, schema);
+  if (s.oneOf) {
+    // Exactly one alternative takes it (a nullable $ref is `oneOf: [$ref, null]`).
+    const fits = s.oneOf.filter((part: Json) => conformance(document, part, value, at).length === 0);
+    return fits.length === 1 ? [] : [`${at}: matches ${fits.length} of the oneOf alternatives`];
+  }
   if (value === null) return s.nullable ? [] : [`${at}: null but not nullable`];
   if (s.allOf) {
     const problems = s.allOf.flatMap((part: Json) =>
@@ -203,6 +209,10 @@ describe('OpenAPI document (GET /openapi.json)', () => {
     await expect(validateOpenApi(dangling)).resolves.toMatchObject({ valid: false });
   });
 
+  it('is the document `npm run lint:openapi` and the lint spec build without a database', async () => {
+    expect(await buildOpenApiDocument()).toEqual(document);
+  });
+
   it('takes title, description and version from the service', () => {
     expect(document.info).toMatchObject({
       title: 'Partner Integration Service',
@@ -285,6 +295,31 @@ describe('OpenAPI document (GET /openapi.json)', () => {
     expect(checked).toHaveLength(23);
   });
 
+  it("accepts every parameter's example: each read with all its query examples is no 400", async () => {
+    const checked: string[] = [];
+    for (const { method, path, op } of operationsOf(document)) {
+      if (method !== 'get') continue;
+      const parameters = (op.parameters ?? []).filter((p: Json) => !p.$ref);
+      const example = (p: Json) => p.example ?? p.schema?.example;
+      const url = path.replace(/\{(\w+)\}/g, (_m, name) =>
+        String(example(parameters.find((p: Json) => p.name === name)) ?? 1),
+      );
+      const query = new URLSearchParams();
+      for (const p of parameters.filter((p: Json) => p.in === 'query' && example(p) !== undefined)) {
+        for (const value of [example(p)].flat()) query.append(p.name, String(value));
+      }
+      const res = await t.http().get(`${url}?${query}`).set(bearer(admin));
+      expect([path, `${query}`, res.status]).not.toEqual([path, `${query}`, 400]);
+      if (query.size > 0) checked.push(path);
+    }
+    expect(checked).toEqual(
+      expect.arrayContaining(['/webhooks/subscriptions/{id}/deliveries', '/admin/users']),
+    );
+    // The check can fail: a sort field the list does not have is a 400.
+    const bad = await t.http().get('/admin/users?sort=nope,asc').set(bearer(admin));
+    expect(bad.status).toBe(400);
+  });
+
   it("documents the success code and the spec's error codes of every endpoint", () => {
     // Spec, Errors (per endpoint), plus the contract's endpoints; 429 wherever a limit applies and
     // 413/415 on every body. Lower bounds: an operation may document more (e.g. 400 for a bad id).
@@ -324,11 +359,16 @@ describe('OpenAPI document (GET /openapi.json)', () => {
       expect([key, codes.filter((c) => c < 300)]).toEqual([key, [expected[key][0]]]);
       for (const code of codes.filter((c) => c >= 400)) {
         const response = op.responses[String(code)];
-        expect([key, code, response.content]).toEqual([
+        const media = response.content[HAL.split(';')[0]];
+        expect([key, code, Object.keys(response.content), media.schema]).toEqual([
           key,
           code,
-          { [HAL.split(';')[0]]: { schema: { $ref: '#/components/schemas/ErrorBody' } } },
+          [HAL.split(';')[0]],
+          { $ref: '#/components/schemas/ErrorBody' },
         ]);
+        // An example of its own status, valid against the error body.
+        expect([key, code, media.example.status]).toEqual([key, code, code]);
+        expect(conformance(document, media.schema, media.example)).toEqual([]);
       }
       if (codes.includes(429)) expect(op.responses['429'].headers['Retry-After']).toBeDefined();
       for (const response of Object.values(op.responses) as Json[]) {
@@ -447,7 +487,7 @@ describe('OpenAPI document (GET /openapi.json)', () => {
     expect(post.requestBody.content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/LicenceEventPayload',
     });
-    expect(Object.keys(post.responses)).toEqual(['2XX', 'default']);
+    expect(Object.keys(post.responses)).toEqual(['2XX', '4XX', 'default']);
     const payload = document.components.schemas.LicenceEventPayload;
     expect(Object.keys(payload.properties)).toEqual(['eventType', 'timestamp', 'tenant', 'licence', 'error']);
     expect(payload.required).toEqual(['eventType', 'timestamp', 'tenant', 'licence', 'error']);
@@ -592,5 +632,10 @@ describe('OpenAPI document (GET /openapi.json)', () => {
     const noRole = { ...me };
     delete noRole.role;
     expect(conformance(document, schema, noRole)).toEqual(['$.role: missing']);
+    const payload = document.components.schemas.LicenceEventPayload;
+    const failed = example('post', '/admin/licence-events', 'failed');
+    expect(conformance(document, payload, { ...failed, timestamp: '', licence: 'x' })).toEqual([
+      '$.licence: matches 0 of the oneOf alternatives',
+    ]);
   });
 });

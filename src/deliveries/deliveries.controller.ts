@@ -55,15 +55,14 @@ function requireActive(subscription: SubscriptionRecord): void {
 }
 
 /** The filters given in the query, converted; undefined when there are none. */
-function filtersOf(query: ListDeliveriesQueryDto): DeliveryFilters | undefined {
-  const filters: DeliveryFilters = {
+function filtersOf(query: ListDeliveriesQueryDto): DeliveryFilters {
+  return {
     status: query.status,
     eventType: query.eventType,
     trigger: query.trigger,
     since: query.since === undefined ? undefined : parseInstant(query.since),
     until: query.until === undefined ? undefined : parseInstant(query.until),
   };
-  return Object.values(filters).some((value) => value !== undefined) ? filters : undefined;
 }
 
 /**
@@ -117,11 +116,13 @@ export class DeliveriesController {
     @Query() query: ListDeliveriesQueryDto,
   ): Promise<Page<DeliveryResponse>> {
     const subscription = await this.subscriptions.findVisible(user, id, subscriptionNotFound());
-    const filters = filtersOf(query);
-    // The unfiltered history and a filtered one are counted apart (the first per subscription).
-    const [records, total] = filters
-      ? await this.deliveries.listFiltered(id, filters, query.sort, query.page, query.size)
-      : await this.deliveries.list(id, query.sort, query.page, query.size);
+    const [records, total] = await this.deliveries.list(
+      id,
+      filtersOf(query),
+      query.sort,
+      query.page,
+      query.size,
+    );
     const { status, eventType, trigger, since, until, sort } = query;
     return toPage(
       records.map((r) => toDeliveryResponse(r, subscription.name)),

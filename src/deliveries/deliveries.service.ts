@@ -47,6 +47,14 @@ const FAILED_EVENTS_SQL = `
   LIMIT $4`;
 
 /**
+ * The number of records of subscription $1, kept in the transaction of every insert and delete
+ * (migration WebhookDeliveryCounts): a history page counts nothing. Only for the whole history; a
+ * filtered list counts its matches.
+ */
+const STORED_COUNT_SQL = `
+  SELECT COALESCE((SELECT records FROM webhook_delivery_counts WHERE subscription_id = $1), 0) AS total`;
+
+/**
  * Newest first by default (sent_at desc, id desc: contract section 6), which
  * IDX_webhook_deliveries_subscription_sent_at serves, backwards too. Any other sort is over one
  * subscription's history, ties broken by sent_at (newest first unless the sort names it) and then
@@ -66,23 +74,12 @@ export class DeliveriesService {
 
   constructor(private readonly dataSource: DataSource) {}
 
-  /** One page of a subscription's history, in `sort`'s order (orderOf). */
-  async list(
-    subscriptionId: number,
-    sort: string[] | undefined,
-    page: bigint,
-    size: number,
-  ): Promise<[DeliveryRecord[], number]> {
-    const where = new Conditions().add((p) => `subscription_id = ${p}`, subscriptionId);
-    const select = { columns: COLUMNS, from: 'webhook_deliveries', where, orderBy: orderOf(sort) };
-    return readPage<DeliveryRecord>(this.statements, select, page, size);
-  }
-
   /**
-   * One page of a subscription's history narrowed by `filters` (at least one), in `sort`'s order;
-   * its count is of the filtered records (the unfiltered history has its own, in `list`).
+   * One page of a subscription's history, narrowed by `filters` when given, in `sort`'s order
+   * (orderOf). The whole history's count is the stored one (STORED_COUNT_SQL); a filtered list
+   * counts its matches.
    */
-  async listFiltered(
+  async list(
     subscriptionId: number,
     filters: DeliveryFilters,
     sort: string[] | undefined,
@@ -95,7 +92,8 @@ export class DeliveriesService {
     if (filters.trigger) where.add((p) => `trigger = ${p}`, filters.trigger);
     if (filters.since) where.add((p) => `sent_at >= ${p}`, filters.since);
     if (filters.until) where.add((p) => `sent_at < ${p}`, filters.until);
-    const select = { columns: COLUMNS, from: 'webhook_deliveries', where, orderBy: orderOf(sort) };
+    const count = where.params.length === 1 ? STORED_COUNT_SQL : undefined;
+    const select = { columns: COLUMNS, from: 'webhook_deliveries', where, orderBy: orderOf(sort), count };
     return readPage<DeliveryRecord>(this.statements, select, page, size);
   }
 

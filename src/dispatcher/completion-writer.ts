@@ -17,9 +17,9 @@ export interface Completion extends DeliveryAttempt {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * Finishes delivered jobs in batches: each batch deletes its jobs (WebhookJobsRepository) and
- * records their attempts (DeliveryRecords) in one transaction, retried until it commits (a
- * database outage only delays it).
+ * Finishes delivered jobs in batches: each batch records their attempts (DeliveryRecords) and
+ * deletes its jobs (WebhookJobsRepository) in one statement, retried until it commits (a database
+ * outage only delays it).
  */
 @Injectable()
 export class CompletionWriter {
@@ -83,28 +83,28 @@ export class CompletionWriter {
     }
   }
 
-  /** One transaction on a pool client of its own: named statements, parsed once per connection. */
+  /**
+   * One auto-committed statement (the records, then the jobs' delete: DeliveryRecords,
+   * WebhookJobsRepository) on a pool client of its own: a named statement, parsed once per connection.
+   */
   private async write(batch: Completion[]): Promise<void> {
     const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
     const client = await pool.connect();
     // While checked out, the pool no longer listens for the client's errors: a connection lost
-    // between two statements (the server shutting down) would be an unhandled 'error' that ends
-    // the process. The statements fail on their own, so the error needs nothing more than a listener.
+    // while the statement runs (the server shutting down) would be an unhandled 'error' that ends
+    // the process. The statement fails on its own, so the error needs nothing more than a listener.
     const lost = () => undefined;
     client.on('error', lost);
     try {
-      await client.query('BEGIN');
-      // Records first: until they can be written, the jobs stay unlocked, so their leases can run out.
-      await this.records.recordAttempts(client, batch);
-      await this.jobs.deleteFinished(
-        client,
-        batch.map((c) => c.jobId),
+      const { text, values } = this.records.recordAttempts(
+        batch,
+        this.jobs.deleteFinished(batch.map((c) => c.jobId)),
       );
-      await client.query('COMMIT');
+      await client.query({ name: 'webhook_complete', text, values });
       client.off('error', lost);
       client.release();
     } catch (error) {
-      // Not given back to the pool: it may be mid-transaction, or dead (an outage).
+      // Not given back to the pool: it may be dead (an outage).
       client.release(error instanceof Error ? error : new Error(String(error)));
       throw error;
     }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 import type { DeliveryTrigger, WebhookEvent } from '../common/reference/enums';
+import { RECORD_ATTEMPTS_PARAMS, RecordingStatement } from '../deliveries/delivery-records.repository';
 import { preparedQuery } from '../database/prepared-query';
 import type { ClaimLimits } from './admission-policy';
 
@@ -106,8 +106,12 @@ const CLAIM_SQL = `
   JOIN subscriptions s ON s.id = c.subscription_id
   ORDER BY c.id`;
 
-/** Finished jobs leave the outbox (in the transaction that records their attempts). */
-const DELETE_FINISHED_SQL = `DELETE FROM webhook_jobs WHERE id = ANY ($1::bigint[])`;
+/**
+ * Finished jobs leave the outbox: a common table expression of the statement that records their
+ * attempts (DeliveryRecords), its one parameter numbered after the record statement's.
+ */
+const DELETE_FINISHED_CTE = `
+  finished AS (DELETE FROM webhook_jobs WHERE id = ANY ($${RECORD_ATTEMPTS_PARAMS + 1}::bigint[])),`;
 
 /** Hands this instance's unfinished jobs back at shutdown, so they are claimable at once. */
 const RELEASE_ALL_SQL = `
@@ -154,9 +158,9 @@ export class WebhookJobsRepository {
     return { jobs: rows, candidates: rows[0]?.candidates ?? 0 };
   }
 
-  /** Part of the completion transaction (CompletionWriter), on its client. */
-  async deleteFinished(client: PoolClient, ids: string[]): Promise<void> {
-    await client.query({ name: 'webhook_jobs_delete_finished', text: DELETE_FINISHED_SQL, values: [ids] });
+  /** Part of the completion statement (CompletionWriter), alongside the records of the attempts. */
+  deleteFinished(ids: string[]): RecordingStatement {
+    return { text: DELETE_FINISHED_CTE, values: [ids] };
   }
 
   async releaseUnsent(ids: string[], instanceId: string): Promise<void> {

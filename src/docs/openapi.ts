@@ -7,6 +7,7 @@ import { HAL_CONTENT_TYPE } from '../common/hal/hal';
 import { IS_PUBLIC } from '../common/http/public-route';
 import { API_CALLBACK_CONTENT, CallbackContent } from '../common/openapi/callbacks';
 import { BEARER_SCHEME } from '../common/openapi/decorators';
+import { addErrorBodyExamples, errorBodyExample, nullableRefsAsOneOf } from '../common/openapi/document';
 import { ErrorBodySchema } from '../common/openapi/schemas';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../common/paging/page-query.dto';
 import { MAX_OBSERVATIONS_LENGTH, MAX_STRING_LENGTH } from '../common/reference/enums';
@@ -66,9 +67,11 @@ const TAGS: Array<[name: string, description: string]> = [
 const operationId = (controllerKey: string, methodKey: string) =>
   `${controllerKey.replace(/Controller$/, '')}_${methodKey}`;
 
-function operations(document: OpenAPIObject): OperationObject[] {
-  return Object.values(document.paths).flatMap((item: PathItemObject) =>
-    HTTP_METHODS.map((method) => item[method]).filter((op): op is OperationObject => op !== undefined),
+function operations(document: OpenAPIObject): Array<[path: string, operation: OperationObject]> {
+  return Object.entries(document.paths).flatMap(([path, item]: [string, PathItemObject]) =>
+    HTTP_METHODS.map((method) => item[method])
+      .filter((op): op is OperationObject => op !== undefined)
+      .map((op): [string, OperationObject] => [path, op]),
   );
 }
 
@@ -119,6 +122,9 @@ export function createOpenApiDocument(app: INestApplication, version: string): O
     .setTitle('Partner Integration Service')
     .setDescription(DESCRIPTION)
     .setVersion(version)
+    // The spec's {base_url}: relative, so paths resolve against the address the document was
+    // loaded from, which is what OpenAPI assumes without `servers` (and Swagger UI's "Try it out").
+    .addServer('/', 'This service (the address this document is served from)')
     .addBearerAuth(
       {
         type: 'http',
@@ -135,6 +141,9 @@ export function createOpenApiDocument(app: INestApplication, version: string): O
     extraModels: [ErrorBodySchema],
     autoTagControllers: false,
   });
+
+  // No public licence: the API is offered to partners under their integration agreement.
+  document.info.license = { name: 'Proprietary' };
 
   // Components shared by the additions below.
   document.components ??= {};
@@ -159,7 +168,7 @@ export function createOpenApiDocument(app: INestApplication, version: string): O
   const types = controllers(app);
   const publicIds = publicOperationIds(types);
   const contents = callbackContents(types);
-  for (const operation of operations(document)) {
+  for (const [path, operation] of operations(document)) {
     // Public operations (login, health): no token. Everything else inherits the global bearer
     // requirement, as does a public one that names it (its own guard checks the token: GET /metrics).
     if (operation.operationId && publicIds.has(operation.operationId)) {
@@ -177,6 +186,18 @@ export function createOpenApiDocument(app: INestApplication, version: string): O
       description: 'Internal server error (never a stack trace or SQL)',
       content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorBodySchema) } } },
     };
+    // Any request, before a route runs: Node's HTTP parser refuses headers over its 16 KB limit
+    // with the same error body, whose path it does not know (app.factory, clientError).
+    responses['431'] ??= {
+      description: 'Request headers larger than 16 KB (refused before the route is known)',
+      content: {
+        'application/json': {
+          schema: { $ref: getSchemaPath(ErrorBodySchema) },
+          example: { ...errorBodyExample(431, ''), message: 'The request headers are too large' },
+        },
+      },
+    };
+    addErrorBodyExamples(document, path, operation, getSchemaPath(ErrorBodySchema));
     for (const response of Object.values(responses)) {
       // What the wire carries (contract section 4): every JSON body is application/hal+json.
       if (response.content?.['application/json']) {
@@ -197,6 +218,7 @@ export function createOpenApiDocument(app: INestApplication, version: string): O
       for (const expression of Object.keys(callback)) callback[expression] = content.pathItem(version);
     }
   }
+  nullableRefsAsOneOf(document);
   return document;
 }
 

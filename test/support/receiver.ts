@@ -10,6 +10,8 @@ export interface Receipt {
   headers: IncomingHttpHeaders;
   /** The raw body text, byte for byte. */
   raw: string;
+  /** The body's bytes as received (`raw` is their UTF-8 decoding). */
+  bytes: Buffer;
   body: Record<string, any>;
   receivedAt: number;
   /** The client's port: the same for requests over one kept-alive connection. */
@@ -62,7 +64,8 @@ export class Receiver {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
+      const bytes = Buffer.concat(chunks);
+      const raw = bytes.toString('utf8');
       let body: Record<string, any>;
       try {
         body = JSON.parse(raw);
@@ -74,6 +77,7 @@ export class Receiver {
         path: req.url ?? '',
         headers: req.headers,
         raw,
+        bytes,
         body,
         receivedAt: Date.now(),
         remotePort: req.socket.remotePort,

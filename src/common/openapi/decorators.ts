@@ -68,9 +68,10 @@ export const ApiSortQuery = (fields: readonly string[], defaultSort: string) =>
       isArray: true,
       type: String,
       description:
-        `\`field\` or \`field,asc|desc\` (default direction asc), repeatable: \`sort=name,desc&sort=id\`. ` +
+        `\`field\` or \`field,asc|desc\` (default direction asc), repeatable: \`sort=${fields[0]},desc&sort=${fields.at(-1)}\`. ` +
         `Fields: ${fields.join(', ')}. Default: ${defaultSort}. An unknown field or direction is a 400.`,
-      example: ['name,asc'],
+      // A value the route accepts: its first field (a field it lacks would be the 400 above).
+      example: [`${fields[0]},desc`],
     }),
   );
 

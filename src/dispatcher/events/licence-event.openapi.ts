@@ -164,6 +164,11 @@ function licenceEventCallback(version: string): PathItemObject {
       },
       responses: {
         '2XX': { description: 'Received (answered within 30 s): the delivery is SUCCESS' },
+        '4XX': {
+          description:
+            'Refused by the receiver (a bad header value, a payload it does not accept): the delivery is ' +
+            'FAILED, with this status code in the history, and is not resent',
+        },
         default: {
           description:
             'Anything else, or no answer within 30 s: the delivery is FAILED, with this status code in the ' +
