@@ -1,5 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useState } from 'react';
-import type { MouseEvent, ReactNode } from 'react';
+import type { FormEvent, MouseEvent, ReactNode } from 'react';
 import { ApiClient, ApiError } from './api';
 import type { Me } from './api';
 
@@ -182,3 +182,24 @@ export function ConfirmButton(props: {
 /** Short UTC date-time for lists. */
 export const formatTime = (iso: string | null | undefined) =>
   iso ? iso.replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC') : '—';
+
+/**
+ * A form's submission: the button disabled while it runs, the failure kept for ErrorMessage. On
+ * success the work navigates away, so `busy` stays set.
+ */
+export function useSubmit(work: () => Promise<void>) {
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      await work();
+    } catch (e) {
+      setError(e);
+      setBusy(false);
+    }
+  };
+  return { error, busy, submit };
+}

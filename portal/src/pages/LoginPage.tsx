@@ -1,28 +1,15 @@
 import { useState } from 'react';
-import type { FormEvent } from 'react';
 import { ApiError } from '../api';
-import { ErrorMessage, usePortal } from '../portal';
+import { ErrorMessage, usePortal, useSubmit } from '../portal';
 
 export function LoginPage() {
   const { api, login, notice } = usePortal();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const { token } = await api.login(email, password);
-      const me = await api.me(token);
-      login({ token, me });
-    } catch (e) {
-      setError(e);
-      setBusy(false);
-    }
-  };
+  const { error, busy, submit } = useSubmit(async () => {
+    const { token } = await api.login(email, password);
+    login({ token, me: await api.me(token) });
+  });
 
   return (
     <div className="narrow">

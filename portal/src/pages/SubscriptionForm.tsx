@@ -1,8 +1,7 @@
 import { useEffect, useState } from 'react';
-import type { FormEvent } from 'react';
 import { EVENT_TYPES } from '../api';
 import type { Subscription, SubscriptionBody } from '../api';
-import { ErrorMessage, Link, useLoad, usePortal } from '../portal';
+import { ErrorMessage, Link, useLoad, usePortal, useSubmit } from '../portal';
 
 /** What happens to the custom header's value on save (it is write-only: never shown). */
 type HeaderChoice = 'keep' | 'set' | 'clear';
@@ -24,13 +23,7 @@ function Form({ existing }: { existing?: Subscription }) {
   const [headerName, setHeaderName] = useState(existing?.headerName ?? '');
   const [headerChoice, setHeaderChoice] = useState<HeaderChoice>(existing?.headerName ? 'keep' : 'set');
   const [headerValue, setHeaderValue] = useState('');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
+  const { error, busy, submit } = useSubmit(async () => {
     const body: SubscriptionBody = { name: name.trim(), url: url.trim(), events, active };
     if (description.trim()) body.description = description.trim();
     if (headerChoice !== 'clear' && headerName.trim()) {
@@ -40,16 +33,11 @@ function Form({ existing }: { existing?: Subscription }) {
         body.headerValue = headerValue;
     }
     if (!existing && admin && tenant.trim()) body.tenant = tenant.trim();
-    try {
-      const saved = existing
-        ? await api.updateSubscription(existing.id, body)
-        : await api.createSubscription(body);
-      navigate(`/subscriptions/${saved.id}`);
-    } catch (e) {
-      setError(e);
-      setBusy(false);
-    }
-  };
+    const saved = existing
+      ? await api.updateSubscription(existing.id, body)
+      : await api.createSubscription(body);
+    navigate(`/subscriptions/${saved.id}`);
+  });
 
   const toggleEvent = (type: string, on: boolean) =>
     setEvents((list) => (on ? [...list, type] : list.filter((t) => t !== type)));
