@@ -18,7 +18,11 @@ module.exports = {
     {
       ...common,
       displayName: 'unit',
-      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/examples/**/*.spec.ts'],
+      testMatch: [
+        '<rootDir>/src/**/*.spec.ts',
+        '<rootDir>/examples/**/*.spec.ts',
+        '<rootDir>/portal/src/**/*.spec.ts',
+      ],
     },
     {
       ...common,

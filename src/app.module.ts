@@ -18,6 +18,7 @@ import { DispatcherModule } from './dispatcher/dispatcher.module';
 import { DeliveriesModule } from './deliveries/deliveries.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { RetentionModule } from './retention/retention.module';
+import { PortalModule } from './portal/portal.module';
 
 @Module({})
 export class AppModule {
@@ -38,6 +39,7 @@ export class AppModule {
         DeliveriesModule,
         MetricsModule,
         RetentionModule,
+        PortalModule,
       ],
       providers: [
         { provide: APP_PIPE, useFactory: createValidationPipe },
