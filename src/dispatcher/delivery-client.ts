@@ -1,15 +1,16 @@
-import { createHmac } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { STATUS_CODES } from 'node:http';
-import { isIP } from 'node:net';
 import { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
-import { checkServerIdentity, PeerCertificate } from 'node:tls';
 import axios, { AxiosError, AxiosInstance, AxiosResponse } from 'axios';
-import { HttpsProxyAgent } from 'https-proxy-agent';
+import type { HttpsProxyAgent } from 'https-proxy-agent';
 import { RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import { isNonPublicAddress } from '../common/network/non-public-address';
 import { DeliveryStatus } from '../common/reference/enums';
+import { BlockedAddressError, describeFailure, NOT_PUBLIC } from './delivery-errors';
+import { readExcerpt } from './response-excerpt';
+import { TunnelTrustingProxyAgent } from './tunnel-trusting-proxy-agent';
+import { webhookSignature } from './webhook-signature';
 
 /** The receiver's body is read up to this much; only its first RESPONSE_EXCERPT_BYTES are kept. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -33,72 +34,6 @@ export interface DeliveryInterrupted {
   interrupted: true;
 }
 
-/** Contract section 8: a refused destination never names the address its host resolved to. */
-const NOT_PUBLIC = 'destination address is not public';
-/** What may be an IP literal in an error text of Node or a library ("connect EHOSTDOWN 10.0.0.7:443"). */
-const ADDRESS_LIKE = /(?<![\w:.])(?:[0-9a-f]*:[0-9a-f:.]*[0-9a-f]|(?:\d{1,3}\.){3}\d{1,3})(?!\w)/gi;
-
-class BlockedAddressError extends Error {}
-
-/** The egress proxy did not open a tunnel to the receiver: the receiver gave no answer. */
-class ProxyError extends Error {
-  /** `reason`: why the proxy could not be reached (a connection error), if that was the trouble. */
-  constructor(
-    message: string,
-    readonly proxyHost: string,
-    readonly reason?: unknown,
-  ) {
-    super(message);
-  }
-}
-
-/**
- * https-proxy-agent v7 applies its options (our `ca`) to the connection to the proxy only, not to
- * the TLS session with the receiver inside the tunnel: pass them there too.
- */
-class TunnelTrustingProxyAgent extends HttpsProxyAgent<string> {
-  constructor(
-    proxy: string,
-    private readonly targetTls: { ca?: string[] },
-    options: ConstructorParameters<typeof HttpsProxyAgent<string>>[1],
-  ) {
-    super(proxy, options);
-  }
-
-  override async connect(...[req, opts]: Parameters<HttpsProxyAgent<string>['connect']>) {
-    // It also drops `host` from the tunnelled TLS options, so an IP-literal receiver would be
-    // checked as "localhost": check the certificate against the receiver's real host.
-    const host = opts.host ?? '';
-    const tunnelled = {
-      ...opts,
-      ...this.targetTls,
-      checkServerIdentity: (_name: string, cert: PeerCertificate) => checkServerIdentity(host, cert),
-    };
-    // A proxy that will not open the tunnel answers CONNECT with an error status; the library then
-    // replays that answer to the request as if the receiver had sent it (a 502 recorded as the
-    // receiver's). Fail the request instead, naming the proxy.
-    let refused: { statusCode: number; statusText: string } | undefined;
-    req.once('proxyConnect', (answer: { statusCode: number; statusText: string }) => {
-      if (answer.statusCode !== 200) refused = answer;
-    });
-    let socket: Awaited<ReturnType<HttpsProxyAgent<string>['connect']>>;
-    try {
-      socket = await super.connect(req, tunnelled as typeof opts);
-    } catch (error) {
-      throw new ProxyError('proxy unreachable', this.proxy.hostname, error);
-    }
-    if (refused) {
-      socket.destroy();
-      const { statusCode, statusText } = refused;
-      throw new ProxyError(
-        `proxy refused the tunnel: HTTP ${statusCode}${statusText ? ` ${statusText}` : ''}`,
-        this.proxy.hostname,
-      );
-    }
-    return socket;
-  }
-}
-
 const RESERVED_HEADERS = new Set([
   'content-type',
   'user-agent',
@@ -110,78 +45,6 @@ const RESERVED_HEADERS = new Set([
   'webhook-timestamp',
   'webhook-signature',
 ]);
-
-/**
- * Standard Webhooks v1 (contract section 9): `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`
- * per key, space-separated, the current secret first. `payload` is the exact text sent (UTF-8).
- */
-export function webhookSignature(
-  webhookId: string,
-  timestamp: number,
-  payload: string,
-  keys: Uint8Array[],
-): string {
-  const signed = `${webhookId}.${timestamp}.${payload}`; // one update() call: the cost is per call
-  return keys
-    .map((key) => `v1,${createHmac('sha256', key).update(signed, 'utf8').digest('base64')}`)
-    .join(' ');
-}
-
-const TLS_UNTRUSTED = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'CERT_UNTRUSTED',
-  'CERT_SIGNATURE_FAILURE',
-]);
-
-/** The first bytes of the receiver's answer kept on the record (contract section 9). */
-export const RESPONSE_EXCERPT_BYTES = 1024;
-
-/**
- * The first `limit` bytes of `bytes` as UTF-8 text, cut back to a character boundary so no
- * character is broken. `bytes` may hold one byte more than `limit`: it tells whether the byte at
- * the cut continues a character.
- */
-export function utf8Excerpt(bytes: Buffer, limit = RESPONSE_EXCERPT_BYTES): string {
-  let end = Math.min(bytes.length, limit);
-  // A continuation byte (10xxxxxx) at the cut means the character before it is incomplete.
-  while (end > 0 && end < bytes.length && (bytes[end] & 0xc0) === 0x80) end--;
-  return bytes.subarray(0, end).toString('utf8');
-}
-
-/**
- * Reads the response up to `cap` bytes, keeping only its first RESPONSE_EXCERPT_BYTES (plus one, to
- * cut on a character boundary) as text; the rest is dropped as it arrives. Never rejects.
- */
-function readExcerpt(stream: Readable, cap: number): Promise<string> {
-  return new Promise((resolve) => {
-    const kept: Buffer[] = [];
-    let keptBytes = 0;
-    let read = 0;
-    const done = () => {
-      stream.removeAllListeners('data');
-      resolve(utf8Excerpt(Buffer.concat(kept, keptBytes)));
-    };
-    stream.on('data', (chunk: Buffer) => {
-      if (keptBytes <= RESPONSE_EXCERPT_BYTES) {
-        const piece = chunk.subarray(0, RESPONSE_EXCERPT_BYTES + 1 - keptBytes);
-        kept.push(piece);
-        keptBytes += piece.length;
-      }
-      read += chunk.length;
-      if (read > cap) {
-        stream.destroy(); // the connection is not reused; the receiver talked too much
-        done();
-      }
-    });
-    stream.once('end', done);
-    stream.once('error', done);
-    stream.once('close', done);
-  });
-}
 
 /** How the delivery client is set up; plain data, so a worker thread can receive it. */
 export interface DeliveryClientOptions {
@@ -365,7 +228,7 @@ export class DeliveryClient {
     } catch (error) {
       if (timedOut) return failed(`timed out after ${this.timeoutMs} ms`);
       if (this.interrupted) return { interrupted: true };
-      const message = this.describe(error, url.hostname);
+      const message = describeFailure(error, url.hostname);
       // A refused destination was never connected to: nothing was sent.
       return failed(message, message !== NOT_PUBLIC);
     } finally {
@@ -411,52 +274,4 @@ export class DeliveryClient {
     const bad = addresses.find((a) => isNonPublicAddress(a.address));
     if (bad) throw new BlockedAddressError(NOT_PUBLIC);
   }
-
-  /** A readable errorMessage for a request that got no answer; never includes headers. */
-  private describe(error: unknown, host: string): string {
-    if (error instanceof BlockedAddressError) return error.message;
-    const err = error as AxiosError & { cause?: { code?: string; message?: string } };
-    if (err.cause instanceof ProxyError) {
-      const { message, proxyHost, reason } = err.cause;
-      return reason === undefined ? message : `${message}: ${this.describe(reason, proxyHost)}`;
-    }
-    const code = err.code ?? err.cause?.code;
-    const message = String(err.message ?? err.cause?.message ?? error);
-    // request-filtering-agent: "DNS lookup 127.0.0.1(family:4, host:localhost) is not allowed. ..."
-    if (/DNS lookup \S+?\(.*is not allowed/.test(message)) return NOT_PUBLIC;
-    if (code && TLS_UNTRUSTED.has(code)) return `TLS error: certificate not trusted (${code})`;
-    switch (code) {
-      case 'ECONNREFUSED':
-        return 'connection refused';
-      case 'ENOTFOUND':
-        return `DNS lookup failed: ${host} not found`;
-      case 'EAI_AGAIN':
-        return `DNS lookup failed: ${host} (temporary failure)`;
-      case 'ECONNRESET':
-      case 'EPIPE':
-        return 'connection reset by the receiver';
-      case 'ETIMEDOUT':
-        return 'connection timed out';
-      case 'EHOSTUNREACH':
-        return 'host unreachable';
-      case 'ENETUNREACH':
-        return 'network unreachable';
-      case 'CERT_HAS_EXPIRED':
-        return 'TLS error: certificate has expired';
-      case 'CERT_NOT_YET_VALID':
-        return 'TLS error: certificate is not yet valid';
-      case 'ERR_TLS_CERT_ALTNAME_INVALID':
-        return `TLS error: certificate does not match ${host}`;
-      default:
-        if (code && (/^ERR_SSL_|^ERR_TLS_/.test(code) || code === 'EPROTO'))
-          return `TLS error: ${withoutAddresses(message)}`;
-        if (/socket hang up/i.test(message)) return 'connection closed by the receiver without an answer';
-        return `request failed: ${code ?? withoutAddresses(message)}`;
-    }
-  }
-}
-
-/** Free text from Node or a library may name the address a host resolved to: never recorded. */
-function withoutAddresses(message: string): string {
-  return message.replace(ADDRESS_LIKE, (match) => (isIP(match) ? '(address)' : match));
 }

@@ -1,4 +1,4 @@
-import { RESPONSE_EXCERPT_BYTES, utf8Excerpt } from './delivery-client';
+import { RESPONSE_EXCERPT_BYTES, utf8Excerpt } from './response-excerpt';
 
 describe('utf8Excerpt (the responseBody of a record)', () => {
   const excerpt = (text: string, limit = 8) =>
