@@ -2,17 +2,16 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { LRUCache } from 'lru-cache';
 import { SecretBox } from '../common/crypto/secret-box';
 import { DeliveryStatus } from '../common/reference/enums';
 import type { AppConfig } from '../config/configuration';
-import { SIGNING_SECRET_PREFIX } from '../subscriptions/signing-secret';
 import type {
   DeliveryClientOptions,
   DeliveryInterrupted,
   DeliveryOutcome,
   DeliveryRequest,
 } from './delivery-client';
+import { SigningKeys } from './signing-keys';
 import type { ThreadCommand, ThreadMessage, ThreadResult } from './delivery-thread.protocol';
 import { WEBHOOK_TLS_OPTIONS, WebhookTlsOptions } from './webhook-tls';
 
@@ -32,8 +31,10 @@ export interface DeliveryJob {
   previousSigningSecretEncrypted: string | null;
 }
 
-/** A delivery FAILED before anything was sent (a stored secret is unreadable, e.g. SECRETS_KEY changed). */
-/** An attempt that failed before a request was made: no duration, no answer. */
+/**
+ * A delivery FAILED before anything was sent (a stored secret is unreadable, e.g. SECRETS_KEY
+ * changed): no duration, no answer.
+ */
 const notSent = (errorMessage: string): Promise<DeliveryOutcome> =>
   Promise.resolve({
     status: DeliveryStatus.FAILED,
@@ -43,9 +44,6 @@ const notSent = (errorMessage: string): Promise<DeliveryOutcome> =>
     durationMs: null,
     responseBody: null,
   });
-
-/** Decrypted signing keys kept (a few hundred bytes each), the least recently used dropped first. */
-const SIGNING_KEY_CACHE_SIZE = 10_000;
 
 /**
  * The script of the delivery thread: the compiled delivery-thread.js beside this file. Tests that
@@ -90,12 +88,7 @@ export class WebhookSender implements OnModuleInit {
   private nextId = 1;
   private closing = false;
   private restartTimer: NodeJS.Timeout | undefined;
-  /**
-   * HMAC keys by encrypted secret: an AES-GCM decryption per delivery otherwise. The stored text
-   * has its own random IV, so it names one secret of one subscription, and a rotated-out secret
-   * is simply no longer asked for.
-   */
-  private readonly signingKeys = new LRUCache<string, Uint8Array>({ max: SIGNING_KEY_CACHE_SIZE });
+  private readonly signingKeys: SigningKeys;
 
   constructor(
     config: ConfigService<AppConfig, true>,
@@ -103,6 +96,7 @@ export class WebhookSender implements OnModuleInit {
     @Inject(WEBHOOK_TLS_OPTIONS) tls: WebhookTlsOptions,
     @Inject(DELIVERY_THREAD_SCRIPT) private readonly script: DeliveryThreadScript,
   ) {
+    this.signingKeys = new SigningKeys(secrets);
     const webhook = config.getOrThrow('webhook', { infer: true });
     const ca = tls.ca === undefined ? undefined : [tls.ca].flat().map((pem) => pem.toString());
     this.options = {
@@ -189,7 +183,7 @@ export class WebhookSender implements OnModuleInit {
     try {
       signingKeys = [job.signingSecretEncrypted, job.previousSigningSecretEncrypted]
         .filter((sealed) => sealed !== null)
-        .map((sealed) => this.signingKey(sealed));
+        .map((sealed) => this.signingKeys.keyOf(sealed));
     } catch {
       return notSent('the signing secret could not be decrypted');
     }
@@ -210,21 +204,6 @@ export class WebhookSender implements OnModuleInit {
       queueMicrotask(() => this.post());
     }
     return new Promise((resolve) => this.waiting.set(id, resolve));
-  }
-
-  /**
-   * The HMAC key of a stored `whsec_…` secret (the base64 after the prefix, decoded), in an
-   * ArrayBuffer of its own: a small Buffer is a view on an 8 KiB pool, which posting it to the
-   * delivery thread would copy whole.
-   */
-  private signingKey(sealed: string): Uint8Array {
-    let key = this.signingKeys.get(sealed);
-    if (key === undefined) {
-      const secret = this.secrets.decrypt(sealed);
-      key = new Uint8Array(Buffer.from(secret.slice(SIGNING_SECRET_PREFIX.length), 'base64'));
-      this.signingKeys.set(sealed, key);
-    }
-    return key;
   }
 
   private post(): void {
