@@ -1,31 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../src/database/data-source.options';
+import type { DataSource } from 'typeorm';
 import { runMigrations } from '../src/database/migrate';
-import {
-  adminQuery,
-  ADMIN_URL_ENV,
-  RUN_PREFIX_ENV,
-  undoMigrationsAfter,
-  withDatabase,
-} from './support/database';
+import { createEmptyDatabase, undoMigrationsAfter } from './support/database';
 
 const MIGRATION = 'WebhookDeliveryCounts1764400000000';
 
 describe('migration WebhookDeliveryCounts', () => {
-  let name: string;
   let ds: DataSource;
+  let drop: () => Promise<void>;
 
   beforeAll(async () => {
     // An empty database (not the migrated template), dropped afterwards (also by global teardown).
-    name = `${process.env[RUN_PREFIX_ENV]}_migc_${randomBytes(4).toString('hex')}`;
-    await adminQuery(`CREATE DATABASE "${name}"`);
-    ds = new DataSource(dataSourceOptions(withDatabase(process.env[ADMIN_URL_ENV]!, name), 2));
-    await ds.initialize();
+    ({ ds, drop } = await createEmptyDatabase('migc'));
   });
   afterAll(async () => {
-    await ds?.destroy();
-    await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await drop?.();
   });
 
   const counts = async () =>

@@ -1,24 +1,19 @@
-import { randomBytes } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../src/database/data-source.options';
+import type { DataSource } from 'typeorm';
 import { runMigrations } from '../src/database/migrate';
-import { adminQuery, ADMIN_URL_ENV, RUN_PREFIX_ENV, withDatabase } from './support/database';
+import { createEmptyDatabase } from './support/database';
 
 const OURS = 'DeliveryTriggersAndDetails1764400200000';
 
 describe('migration DeliveryTriggersAndDetails', () => {
-  let name: string;
   let ds: DataSource;
+  let drop: () => Promise<void>;
 
   beforeAll(async () => {
-    name = `${process.env[RUN_PREFIX_ENV]}_migt_${randomBytes(4).toString('hex')}`;
-    await adminQuery(`CREATE DATABASE "${name}"`);
-    ds = new DataSource(dataSourceOptions(withDatabase(process.env[ADMIN_URL_ENV]!, name), 2));
-    await ds.initialize();
+    // An empty database (not the migrated template), dropped afterwards (also by global teardown).
+    ({ ds, drop } = await createEmptyDatabase('migt'));
   });
   afterAll(async () => {
-    await ds?.destroy();
-    await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await drop?.();
   });
 
   const columns = async () =>

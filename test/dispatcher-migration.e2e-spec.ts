@@ -1,30 +1,19 @@
-import { randomBytes } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../src/database/data-source.options';
+import type { DataSource } from 'typeorm';
 import { runMigrations } from '../src/database/migrate';
-import {
-  adminQuery,
-  ADMIN_URL_ENV,
-  RUN_PREFIX_ENV,
-  undoMigrationsAfter,
-  withDatabase,
-} from './support/database';
+import { createEmptyDatabase, undoMigrationsAfter } from './support/database';
 
 const DISPATCHER_TABLES = ['webhook_deliveries', 'webhook_events', 'webhook_jobs'];
 
 describe('migrations CreateDispatcher, NotifySubscriptionsGone, WebhookJobsRoomForLeases and SubscriptionMoveClearsItsHistory', () => {
-  let name: string;
   let ds: DataSource;
+  let drop: () => Promise<void>;
 
   beforeAll(async () => {
-    name = `${process.env[RUN_PREFIX_ENV]}_migd_${randomBytes(4).toString('hex')}`;
-    await adminQuery(`CREATE DATABASE "${name}"`);
-    ds = new DataSource(dataSourceOptions(withDatabase(process.env[ADMIN_URL_ENV]!, name), 2));
-    await ds.initialize();
+    // An empty database (not the migrated template), dropped afterwards (also by global teardown).
+    ({ ds, drop } = await createEmptyDatabase('migd'));
   });
   afterAll(async () => {
-    await ds?.destroy();
-    await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await drop?.();
   });
 
   const objects = async () => ({

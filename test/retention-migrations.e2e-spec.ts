@@ -1,14 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../src/database/data-source.options';
+import type { DataSource } from 'typeorm';
 import { runMigrations } from '../src/database/migrate';
-import {
-  adminQuery,
-  ADMIN_URL_ENV,
-  RUN_PREFIX_ENV,
-  undoMigrationsAfter,
-  withDatabase,
-} from './support/database';
+import { createEmptyDatabase, undoMigrationsAfter } from './support/database';
 
 const QUEUE_VACUUM = [
   'autovacuum_vacuum_scale_factor=0',
@@ -19,20 +11,15 @@ const QUEUE_VACUUM = [
 ];
 
 describe('migrations WebhookJobsQueueVacuum and RetentionIndexes', () => {
-  let name: string;
   let ds: DataSource;
+  let drop: () => Promise<void>;
 
   beforeAll(async () => {
-    // An empty database (not the migrated template), dropped afterwards; the run prefix lets global
-    // teardown drop it too if this test dies half-way.
-    name = `${process.env[RUN_PREFIX_ENV]}_migr_${randomBytes(4).toString('hex')}`;
-    await adminQuery(`CREATE DATABASE "${name}"`);
-    ds = new DataSource(dataSourceOptions(withDatabase(process.env[ADMIN_URL_ENV]!, name), 2));
-    await ds.initialize();
+    // An empty database (not the migrated template), dropped afterwards (also by global teardown).
+    ({ ds, drop } = await createEmptyDatabase('migr'));
   });
   afterAll(async () => {
-    await ds?.destroy();
-    await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await drop?.();
   });
 
   /** Undoes the migrations applied after `name` (later features add their own). */
