@@ -10,6 +10,7 @@ import { RetentionIndexes1764300100000 } from './1764300100000-RetentionIndexes'
 import { WebhookDeliveryCounts1764400000000 } from './1764400000000-WebhookDeliveryCounts';
 import { SubscriptionSigningSecrets1764400100000 } from './1764400100000-SubscriptionSigningSecrets';
 import { DeliveryTriggersAndDetails1764400200000 } from './1764400200000-DeliveryTriggersAndDetails';
+import { SubscriptionReceiverHost1764500000000 } from './1764500000000-SubscriptionReceiverHost';
 
 /** Every migration, in order. `npm run migration:generate` writes a file here: add its class below. */
 export const migrations = [
@@ -25,4 +26,5 @@ export const migrations = [
   WebhookDeliveryCounts1764400000000,
   SubscriptionSigningSecrets1764400100000,
   DeliveryTriggersAndDetails1764400200000,
+  SubscriptionReceiverHost1764500000000,
 ];

@@ -49,8 +49,8 @@ const tables = async (ds: DataSource): Promise<string[]> =>
     )
   ).map((r) => r.table_name);
 
-/** `signingSecrets`: migration SubscriptionSigningSecrets applied too (false: CreateSubscriptions alone). */
-async function expectSubscriptionsSchema(ds: DataSource, signingSecrets = true): Promise<void> {
+/** `allMigrations`: every later migration applied too (false: CreateSubscriptions alone). */
+async function expectSubscriptionsSchema(ds: DataSource, allMigrations = true): Promise<void> {
   const columns = await ds.query(
     `SELECT column_name, data_type, is_nullable, character_maximum_length AS length
        FROM information_schema.columns WHERE table_name = 'subscriptions' ORDER BY ordinal_position`,
@@ -67,7 +67,7 @@ async function expectSubscriptionsSchema(ds: DataSource, signingSecrets = true):
     { column_name: 'header_value_encrypted', data_type: 'text', is_nullable: 'YES', length: null },
     { column_name: 'created_at', data_type: 'timestamp with time zone', is_nullable: 'NO', length: null },
     { column_name: 'updated_at', data_type: 'timestamp with time zone', is_nullable: 'NO', length: null },
-    ...(signingSecrets
+    ...(allMigrations
       ? [
           { column_name: 'signing_secret_encrypted', data_type: 'text', is_nullable: 'YES', length: null },
           {
@@ -82,6 +82,7 @@ async function expectSubscriptionsSchema(ds: DataSource, signingSecrets = true):
             is_nullable: 'YES',
             length: null,
           },
+          { column_name: 'receiver_host', data_type: 'text', is_nullable: 'YES', length: null },
         ]
       : []),
   ]);
@@ -108,6 +109,22 @@ async function expectSubscriptionsSchema(ds: DataSource, signingSecrets = true):
      RETURNING id, active, created_at`,
   );
   expect(row).toMatchObject({ id: expect.any(Number), active: true, created_at: expect.any(Date) });
+  if (allMigrations) {
+    // receiver_host follows the URL: the host[:port] the admission policy groups by, lower-cased.
+    const host = async () =>
+      (
+        (await ds.query(`SELECT receiver_host FROM subscriptions WHERE id = $1`, [row.id])) as Array<{
+          receiver_host: string;
+        }>
+      )[0].receiver_host;
+    expect(await host()).toBe('r.example.com');
+    await ds.query(`UPDATE subscriptions SET url = 'https://Hooks.Example.COM:8443/a?b#c' WHERE id = $1`, [
+      row.id,
+    ]);
+    expect(await host()).toBe('hooks.example.com:8443');
+    await ds.query(`UPDATE subscriptions SET url = 'https://[2001:db8::1]:9443/x' WHERE id = $1`, [row.id]);
+    expect(await host()).toBe('[2001:db8::1]:9443');
+  }
   await expect(
     ds.query(`INSERT INTO subscriptions (tenant, name, url, events) VALUES ('t', 'n', 'u', '{}')`),
   ).rejects.toThrow(/CHK_subscriptions_events/);
