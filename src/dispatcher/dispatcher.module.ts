@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { SecretBox } from '../common/crypto/secret-box';
 import { DeliveriesModule } from '../deliveries/deliveries.module';
+import { ClaimConnection } from './claim-connection';
 import { CompletionWriter } from './completion-writer';
 import { LicenceEventPublisher } from './licence-event.publisher';
 import { LicenceEventsController } from './licence-events.controller';
@@ -28,6 +29,7 @@ import { WebhookWorker } from './webhook-worker.service';
     LicenceEventPublisher,
     EnqueueWebhooksListener,
     WebhookSender,
+    ClaimConnection,
     WebhookJobsRepository,
     CompletionWriter,
     NotificationListener,

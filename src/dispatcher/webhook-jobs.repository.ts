@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { DeliveryTrigger, WebhookEvent } from '../common/reference/enums';
 import { RECORD_ATTEMPTS_PARAMS, RecordingStatement } from '../deliveries/delivery-records.repository';
-import { preparedQuery } from '../database/prepared-query';
 import type { ClaimLimits } from './admission-policy';
+import { ClaimConnection } from './claim-connection';
 
 /** A leased job with what its delivery needs. */
 export interface ClaimedJob {
@@ -46,31 +46,38 @@ export interface ClaimResult {
   candidates: number;
 }
 
-/** The receiver's host, computed in SQL so claiming can skip saturated hosts before LIMIT. */
-const HOST_SQL = `lower(substring(s.url FROM '^[A-Za-z][A-Za-z0-9+.-]*://([^/?#]*)'))`;
+/**
+ * Due jobs a claim looks at per job it wants: room for owners with less room than jobs at the head
+ * of the outbox (the rest of theirs are passed over; a claim that passed some over is followed by
+ * another, which skips the owners then full). Twice is enough for that, and each job looked at costs
+ * its subscription's look-up and a place in three window sorts: from 4 to 2, the claim's cost per
+ * job taken fell by a quarter (dispatch of one tenant's burst).
+ */
+const CANDIDATES_PER_JOB = 2;
 
 /**
  * Leases due jobs: not leased, or leased by an instance whose lease ran out (a crash). Oldest first
  * among owners with room (AdmissionPolicy.claimLimits: subscriptions, hosts and tenants at their
- * cap are skipped before LIMIT, so a big backlog of one never hides another's jobs), skipping rows
- * another instance is claiming (SKIP LOCKED), then at most each owner's room. One auto-committed
- * statement: no transaction stays open while the HTTP calls run; the lease (DB clock) keeps other
- * instances off them. The UPDATE takes the picked ids as an array, so it reads them through the
- * primary key (a join made the planner hash the whole table). It reads `subscriptions` (the
- * Subscriptions module's) for the tenant and URL: a second round trip per claim otherwise.
+ * cap are skipped before LIMIT, so a big backlog of one never hides another's jobs), then at most
+ * each owner's room. Only the picked jobs are locked, skipping those another instance is claiming
+ * (SKIP LOCKED) or claimed since they were read (the lease is checked again on the locked row):
+ * locking the whole candidate window wrote a row lock, with its WAL record, for every job looked at. One auto-committed statement: no transaction stays open while the HTTP calls run; the
+ * lease (DB clock) keeps other instances off them. The picked ids go to the lock as an array, so
+ * they are read through the primary key (a join made the planner hash the whole table). It reads
+ * `subscriptions` (the Subscriptions module's) for the tenant, URL and receiver host: a second round
+ * trip per claim otherwise.
  */
 const CLAIM_SQL = `
   WITH candidates AS MATERIALIZED (
-    SELECT j.id, j.subscription_id, s.tenant, ${HOST_SQL} AS host
+    SELECT j.id, j.subscription_id, s.tenant, s.receiver_host AS host
     FROM webhook_jobs j
     JOIN subscriptions s ON s.id = j.subscription_id
     WHERE (j.lease_until IS NULL OR j.lease_until < now())
       AND j.subscription_id <> ALL ($3::int[])
       AND s.tenant <> ALL ($5::text[])
-      AND ${HOST_SQL} <> ALL ($4::text[])
+      AND s.receiver_host <> ALL ($4::text[])
     ORDER BY j.id
     LIMIT $15
-    FOR UPDATE OF j SKIP LOCKED
   ), ranked AS (
     SELECT c.*,
       row_number() OVER (PARTITION BY c.subscription_id ORDER BY c.id) AS subscription_rank,
@@ -88,15 +95,19 @@ const CLAIM_SQL = `
       AND r.tenant_rank <= COALESCE(tr.free, $14)
     ORDER BY r.id
     LIMIT $16
+  ), locked AS (
+    SELECT j.id FROM webhook_jobs j
+    WHERE j.id = ANY (ARRAY(SELECT id FROM picked)) AND (j.lease_until IS NULL OR j.lease_until < now())
+    FOR UPDATE SKIP LOCKED
   ), claimed AS (
     UPDATE webhook_jobs j
     SET lease_until = now() + $1 * interval '1 millisecond', leased_by = $2, attempts = j.attempts + 1
-    WHERE j.id = ANY (ARRAY(SELECT id FROM picked))
+    WHERE j.id = ANY (ARRAY(SELECT id FROM locked))
     RETURNING j.id, j.event_id, j.subscription_id, j.trigger, j.created_at
   )
   SELECT c.id, c.event_id AS "eventId", c.subscription_id AS "subscriptionId",
     e.event_type AS "eventType", e.tenant, e.payload::text AS payload, s.url, s.header_name AS "headerName",
-    s.header_value_encrypted AS "headerValueEncrypted", ${HOST_SQL} AS host, c.created_at AS "publishedAt",
+    s.header_value_encrypted AS "headerValueEncrypted", s.receiver_host AS host, c.created_at AS "publishedAt",
     s.signing_secret_encrypted AS "signingSecretEncrypted",
     CASE WHEN s.previous_signing_secret_until > now() THEN s.previous_signing_secret_encrypted END
       AS "previousSigningSecretEncrypted",
@@ -128,12 +139,14 @@ export const JOBS_CHANNEL = 'webhook_jobs';
 /** The outbox's statements (table `webhook_jobs`, owned by the dispatcher), one place each. */
 @Injectable()
 export class WebhookJobsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly claimConnection: ClaimConnection,
+  ) {}
 
   async claimDue({ leaseMs, instanceId, limits, wanted }: ClaimRequest): Promise<ClaimResult> {
     const { subscriptions: s, hosts: h, tenants: t } = limits;
-    const rows = await preparedQuery<ClaimedJob & { candidates: number }>(
-      this.dataSource,
+    const rows = await this.claimConnection.query<ClaimedJob & { candidates: number }>(
       'webhook_claim',
       CLAIM_SQL,
       [
@@ -151,7 +164,7 @@ export class WebhookJobsRepository {
         t.limited,
         t.room,
         t.fresh,
-        wanted * 4,
+        wanted * CANDIDATES_PER_JOB,
         wanted,
       ],
     );
