@@ -22,7 +22,8 @@ import { ApiErrors, ApiIdParam, ApiPageOf, ApiPageQuery, ApiSortQuery } from '..
 import type { AppConfig } from '../config/configuration';
 import { WebhookOutbox } from '../dispatcher/webhook-outbox.service';
 import type { SubscriptionRecord } from '../subscriptions/dto/subscription.response';
-import { subscriptionNotFound, SubscriptionsService } from '../subscriptions/subscriptions.service';
+import { subscriptionNotFound } from '../subscriptions/subscription-visibility';
+import { SubscriptionsService } from '../subscriptions/subscriptions.service';
 import { DeliveriesService, DeliveryFilters } from './deliveries.service';
 import { DeliveryIdPipe } from './delivery-id.pipe';
 import { DeliveryDetailResponse, DeliveryResponse, toDeliveryResponse } from './dto/delivery.response';

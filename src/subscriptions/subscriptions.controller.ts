@@ -18,7 +18,9 @@ import {
   SIGNING_SECRET_EXAMPLE,
 } from './dto/signing-secret.dto';
 import { SubscriptionResponse, toSubscriptionResponse } from './dto/subscription.response';
-import { subscriptionNotFound, SubscriptionsService } from './subscriptions.service';
+import { SubscriptionSigningSecrets } from './subscription-signing-secrets.service';
+import { subscriptionNotFound } from './subscription-visibility';
+import { SubscriptionsService } from './subscriptions.service';
 
 const PATH = '/webhooks/subscriptions';
 
@@ -62,7 +64,10 @@ const SUBSCRIPTION_EXAMPLES = {
 @Roles(UserRole.ROLE_PARTNER)
 @Controller('webhooks/subscriptions')
 export class SubscriptionsController {
-  constructor(private readonly subscriptions: SubscriptionsService) {}
+  constructor(
+    private readonly subscriptions: SubscriptionsService,
+    private readonly signingSecrets: SubscriptionSigningSecrets,
+  ) {}
 
   @ApiOperation({
     summary: 'List subscriptions',
@@ -209,7 +214,7 @@ export class SubscriptionsController {
     @CurrentUser() user: AuthenticatedUser,
     @Param('id', SubscriptionIdPipe) id: number,
   ): Promise<SigningSecretResponse> {
-    return { key: await this.subscriptions.signingSecret(user, id) };
+    return { key: await this.signingSecrets.current(user, id) };
   }
 
   /** 200 with the new secret; the old one keeps signing for WEBHOOK_SECRET_OVERLAP_MS. */
@@ -247,6 +252,6 @@ export class SubscriptionsController {
     @Param('id', SubscriptionIdPipe) id: number,
     @Body() body: RotateSigningSecretDto, // undefined without a body
   ): Promise<SigningSecretResponse> {
-    return { key: await this.subscriptions.rotateSigningSecret(user, id, body?.key ?? undefined) };
+    return { key: await this.signingSecrets.rotate(user, id, body?.key ?? undefined) };
   }
 }
