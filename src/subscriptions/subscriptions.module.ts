@@ -1,13 +1,14 @@
 import { Module } from '@nestjs/common';
 import { SecretBox } from '../common/crypto/secret-box';
 import { SubscriptionSecretsBootstrap } from './subscription-secrets.bootstrap';
+import { SubscriptionSigningSecretsController } from './subscription-signing-secrets.controller';
 import { SubscriptionSigningSecrets } from './subscription-signing-secrets.service';
 import { SubscriptionStatements } from './subscription-statements';
 import { SubscriptionsController } from './subscriptions.controller';
 import { SubscriptionsService } from './subscriptions.service';
 
 @Module({
-  controllers: [SubscriptionsController],
+  controllers: [SubscriptionsController, SubscriptionSigningSecretsController],
   providers: [
     SubscriptionStatements,
     SubscriptionsService,
