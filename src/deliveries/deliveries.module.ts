@@ -5,15 +5,17 @@ import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
 import { DeliveriesController } from './deliveries.controller';
 import { DeliveriesService } from './deliveries.service';
 import { DeliveryRecords } from './delivery-records.repository';
+import { PartnerToolsController } from './partner-tools.controller';
 import { WebhookDelivery } from './webhook-delivery.entity';
 
 /**
  * The delivery history: read by its controller, written through DeliveryRecords (used by the
- * dispatcher). Resend, recover and test events go through the dispatcher's outbox.
+ * dispatcher). Resend, recover and test events (PartnerToolsController) go through the
+ * dispatcher's outbox.
  */
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookDelivery]), SubscriptionsModule, WebhookOutboxModule],
-  controllers: [DeliveriesController],
+  controllers: [DeliveriesController, PartnerToolsController],
   providers: [DeliveriesService, DeliveryRecords],
   exports: [DeliveryRecords],
 })

@@ -1,16 +1,15 @@
 import { lookup } from 'node:dns/promises';
 import { STATUS_CODES } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
+import type { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
-import axios, { AxiosError, AxiosInstance, AxiosResponse } from 'axios';
+import type { AxiosError, AxiosInstance, AxiosResponse } from 'axios';
 import type { HttpsProxyAgent } from 'https-proxy-agent';
-import { RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import { isNonPublicAddress } from '../common/network/non-public-address';
 import { DeliveryStatus } from '../common/reference/enums';
 import { BlockedAddressError, describeFailure, NOT_PUBLIC } from './delivery-errors';
+import { deliveryHeaders } from './delivery-headers';
+import { deliveryAgent, deliveryHttp } from './delivery-http';
 import { readExcerpt } from './response-excerpt';
-import { TunnelTrustingProxyAgent } from './tunnel-trusting-proxy-agent';
-import { webhookSignature } from './webhook-signature';
 
 /** The receiver's body is read up to this much; only its first RESPONSE_EXCERPT_BYTES are kept. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -33,18 +32,6 @@ export interface DeliveryOutcome {
 export interface DeliveryInterrupted {
   interrupted: true;
 }
-
-const RESERVED_HEADERS = new Set([
-  'content-type',
-  'user-agent',
-  'host',
-  'content-length',
-  'connection',
-  'transfer-encoding',
-  'webhook-id',
-  'webhook-timestamp',
-  'webhook-signature',
-]);
 
 /** How the delivery client is set up; plain data, so a worker thread can receive it. */
 export interface DeliveryClientOptions {
@@ -91,35 +78,8 @@ export class DeliveryClient {
     this.allowPrivateNetworks = options.allowPrivateNetworks;
     this.viaProxy = options.proxyUrl !== undefined;
     this.userAgent = options.userAgent;
-    const ca = options.ca ? { ca: options.ca } : {};
-    const common = { keepAlive: true, scheduling: 'lifo' as const, ...ca };
-    if (options.proxyUrl) {
-      // The proxy connects to the receiver: the SSRF check is done on the resolved name before sending.
-      this.agent = new TunnelTrustingProxyAgent(options.proxyUrl, ca, common);
-    } else if (options.allowPrivateNetworks) {
-      this.agent = new HttpsAgent(common);
-    } else {
-      // Checks the address each connection actually uses (after DNS), so a name that resolves to a
-      // private address, or re-resolves to one later (DNS rebinding), is refused.
-      this.agent = new RequestFilteringHttpsAgent({ ...common, allowPrivateIPAddress: false });
-    }
-    this.http = axios.create({
-      method: 'POST',
-      httpsAgent: this.agent,
-      proxy: false, // never from HTTP(S)_PROXY: only WEBHOOK_PROXY_URL, through the agent
-      maxRedirects: 0, // a 3xx is a FAILED delivery (contract section 6)
-      responseType: 'stream',
-      decompress: false,
-      validateStatus: () => true,
-      transformRequest: [(data: string) => data], // the stored JSON text, byte for byte
-    });
-    // axios.create copies the global defaults: header buckets for every method, the browser's XSRF
-    // settings, the transitional flags. axios merges and checks them on each request, a quarter
-    // of its CPU per POST (bench, dispatch); a delivery needs none of them, nor the Accept header.
-    this.http.defaults.headers = {} as AxiosInstance['defaults']['headers'];
-    delete this.http.defaults.xsrfCookieName;
-    delete this.http.defaults.xsrfHeaderName;
-    delete this.http.defaults.transitional;
+    this.agent = deliveryAgent(options);
+    this.http = deliveryHttp(this.agent);
   }
 
   /** Closes idle keep-alive connections. */
@@ -161,32 +121,7 @@ export class DeliveryClient {
     if (url.protocol !== 'https:') return failed('blocked: the receiver URL must use HTTPS', false);
     // The time of this attempt, in whole seconds (Standard Webhooks' `webhook-timestamp`).
     const timestamp = Math.floor(sentAt.getTime() / 1000);
-    const headers: Record<string, string | false> = {
-      'Content-Type': 'application/json',
-      'User-Agent': this.userAgent,
-      // Not sent (axios keeps a header set to false, and leaves it out): the answer's body is read
-      // up to a cap and dropped, never decoded, so nothing is asked to be compressed.
-      'Accept-Encoding': false,
-      'webhook-id': request.webhookId,
-      'webhook-timestamp': String(timestamp),
-    };
-    if (request.signingKeys.length > 0) {
-      headers['webhook-signature'] = webhookSignature(
-        request.webhookId,
-        timestamp,
-        request.payload,
-        request.signingKeys,
-      );
-    }
-    // The custom header when both name and value are set; never one of the headers set here or by
-    // HTTP itself (the API refuses those names already).
-    if (
-      request.headerName &&
-      request.headerValue &&
-      !RESERVED_HEADERS.has(request.headerName.toLowerCase())
-    ) {
-      headers[request.headerName] = request.headerValue;
-    }
+    const headers = deliveryHeaders(request, this.userAgent, timestamp);
 
     // Total time-out: DNS, connect, TLS and response headers (axios' own `timeout` is per socket idle).
     const controller = new AbortController();

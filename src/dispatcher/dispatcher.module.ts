@@ -9,7 +9,8 @@ import { NotificationListener } from './notification-listener';
 import { EnqueueWebhooksListener } from './listeners/enqueue-webhooks.listener';
 import { WebhookJobsRepository } from './webhook-jobs.repository';
 import { WebhookOutboxModule } from './webhook-outbox.module';
-import { DELIVERY_THREAD_SCRIPT, defaultDeliveryThreadScript, WebhookSender } from './webhook-sender.service';
+import { DELIVERY_THREAD_SCRIPT, defaultDeliveryThreadScript } from './delivery-thread.script';
+import { WebhookSender } from './webhook-sender.service';
 import { defaultWebhookTlsOptions, WEBHOOK_TLS_OPTIONS } from './webhook-tls';
 import { WebhookWorker } from './webhook-worker.service';
 

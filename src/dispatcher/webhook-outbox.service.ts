@@ -1,14 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { ValidationFailedException } from '../common/errors/validation-failed.exception';
-import { DeliveryTrigger, LicenceStatus, WebhookEvent } from '../common/reference/enums';
-import { LicenceDto, LicenceErrorDto } from './dto/licence.dto';
-import { LicenceCreatedFailedEvent } from './events/licence-created-failed.event';
-import { LicenceCreatedSuccessEvent } from './events/licence-created-success.event';
+import { DeliveryTrigger, WebhookEvent } from '../common/reference/enums';
+import { licenceEventBody } from './events/licence-event-body';
 import type { LicenceEvent, PublishReceipt } from './events/licence-events';
-import type { LicenceErrorPayload, LicencePayload } from './events/licence-payloads';
+import { sampleEvent } from './events/sample-event';
 
 /** Anything that runs SQL inside the caller's transaction: an EntityManager or a QueryRunner. */
 export type TransactionHandle = Pick<EntityManager, 'query'> | Pick<QueryRunner, 'query'>;
@@ -86,67 +81,6 @@ const ENQUEUE_TEST_SQL = `
 /** The exact JSON text of an event's body (webhook_events.payload is `json`: kept byte for byte). */
 const EVENT_PAYLOAD_SQL = `SELECT payload::text AS payload FROM webhook_events WHERE id = $1`;
 
-/** The sample event of a test (contract section 9): a valid licence coded TEST-…, or a TestEvent error. */
-function sampleEvent(eventType: WebhookEvent, tenant: string): LicenceEvent {
-  const timestamp = new Date();
-  if (eventType === WebhookEvent.LICENCE_CREATED_FAILED) {
-    return new LicenceCreatedFailedEvent({
-      tenant,
-      timestamp,
-      error: { message: 'This is a test event: no licence was involved', type: 'TestEvent' },
-    });
-  }
-  return new LicenceCreatedSuccessEvent({
-    tenant,
-    timestamp,
-    licence: {
-      code: `TEST-${timestamp.getTime()}`,
-      clientId: 1,
-      planId: 1,
-      name: 'Test Licence Holder',
-      email: 'test@example.com',
-      phoneNumber: '11999999999',
-      status: LicenceStatus.CREATED,
-      maxRedemptions: 1,
-      pricing: 0,
-    },
-  });
-}
-
-function check<T extends object>(cls: new () => T, value: unknown, field: string): T {
-  if (typeof value !== 'object' || value === null) {
-    throw new ValidationFailedException([{ field, message: `${field} is required` }]);
-  }
-  const instance = plainToInstance(cls, value);
-  const errors = validateSync(instance, {
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    forbidUnknownValues: true,
-  });
-  if (errors.length > 0) {
-    const failed = ValidationFailedException.fromValidationErrors(errors).fieldErrors;
-    throw new ValidationFailedException(failed.map((e) => ({ ...e, field: `${field}.${e.field}` })));
-  }
-  return instance;
-}
-
-/** Exactly the spec's fields, in the spec's order: nothing else reaches a receiver. */
-function licenceBody(l: LicencePayload): LicencePayload {
-  return {
-    code: l.code,
-    clientId: l.clientId,
-    planId: l.planId,
-    name: l.name,
-    email: l.email,
-    phoneNumber: l.phoneNumber,
-    status: l.status,
-    maxRedemptions: l.maxRedemptions,
-    pricing: l.pricing,
-  };
-}
-
-const errorBody = (e: LicenceErrorPayload): LicenceErrorPayload => ({ message: e.message, type: e.type });
-
 /**
  * The transactional outbox: writes an event and its pending deliveries. Used by the dispatcher's
  * event listener (its own one-statement transaction) and directly by callers that want the event
@@ -162,7 +96,7 @@ export class WebhookOutbox {
    * commit (NOTIFY). Without, they are committed when the promise resolves.
    */
   async enqueue(event: LicenceEvent, transaction?: TransactionHandle): Promise<PublishReceipt> {
-    const body = this.payload(event);
+    const body = licenceEventBody(event);
     const timestamp = event.timestamp.toISOString();
     const params = [event.eventType, event.tenant, timestamp, JSON.stringify(body)];
     const rows = (await (transaction ?? this.dataSource).query(ENQUEUE_SQL, params)) as Array<{
@@ -209,7 +143,7 @@ export class WebhookOutbox {
     eventType: WebhookEvent,
   ): Promise<number | undefined> {
     const event = sampleEvent(eventType, subscription.tenant);
-    const body = JSON.stringify(this.payload(event));
+    const body = JSON.stringify(licenceEventBody(event));
     const params = [subscription.id, event.eventType, event.tenant, event.timestamp.toISOString(), body];
     const [row] = (await this.dataSource.query(ENQUEUE_TEST_SQL, params)) as Array<{
       eventId: string;
@@ -223,44 +157,5 @@ export class WebhookOutbox {
   async payloadOf(eventId: string): Promise<string | undefined> {
     const [row] = (await this.dataSource.query(EVENT_PAYLOAD_SQL, [eventId])) as Array<{ payload: string }>;
     return row?.payload;
-  }
-
-  /** The body every receiver gets: exactly { eventType, timestamp, tenant, licence, error }. */
-  private payload(event: LicenceEvent) {
-    if (!(event.timestamp instanceof Date) || Number.isNaN(event.timestamp.getTime())) {
-      throw new ValidationFailedException([
-        { field: 'timestamp', message: 'timestamp must be a valid date' },
-      ]);
-    }
-    if (typeof event.tenant !== 'string' || event.tenant.length < 1 || event.tenant.length > 255) {
-      throw new ValidationFailedException([
-        { field: 'tenant', message: 'tenant must be 1 to 255 characters' },
-      ]);
-    }
-    switch (event.eventType) {
-      case WebhookEvent.LICENCE_CREATED_SUCCESS:
-        return {
-          eventType: event.eventType,
-          timestamp: event.timestamp.toISOString(),
-          tenant: event.tenant,
-          licence: licenceBody(check(LicenceDto, event.licence, 'licence')),
-          error: null,
-        };
-      case WebhookEvent.LICENCE_CREATED_FAILED:
-        return {
-          eventType: event.eventType,
-          timestamp: event.timestamp.toISOString(),
-          tenant: event.tenant,
-          licence: null,
-          error: errorBody(check(LicenceErrorDto, event.error, 'error')),
-        };
-      default:
-        throw new ValidationFailedException([
-          {
-            field: 'eventType',
-            message: `unknown event type ${String((event as { eventType: unknown }).eventType)}`,
-          },
-        ]);
-    }
   }
 }

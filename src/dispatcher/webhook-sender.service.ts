@@ -1,9 +1,7 @@
-import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { SecretBox } from '../common/crypto/secret-box';
-import { DeliveryStatus } from '../common/reference/enums';
 import type { AppConfig } from '../config/configuration';
 import type {
   DeliveryClientOptions,
@@ -11,53 +9,12 @@ import type {
   DeliveryOutcome,
   DeliveryRequest,
 } from './delivery-client';
-import { SigningKeys } from './signing-keys';
+import { DeliveryJob, DeliveryJobOpener } from './delivery-job';
 import type { ThreadCommand, ThreadMessage, ThreadResult } from './delivery-thread.protocol';
+import { DELIVERY_THREAD_SCRIPT, DeliveryThreadScript } from './delivery-thread.script';
 import { WEBHOOK_TLS_OPTIONS, WebhookTlsOptions } from './webhook-tls';
 
 export type { DeliveryInterrupted, DeliveryOutcome } from './delivery-client';
-
-/**
- * What the worker hands over for one delivery: the event's id and stored body, and the
- * subscription's address, header and signing secrets (encrypted).
- */
-export interface DeliveryJob {
-  eventId: string;
-  url: string;
-  payload: string;
-  headerName: string | null;
-  headerValueEncrypted: string | null;
-  signingSecretEncrypted: string | null;
-  previousSigningSecretEncrypted: string | null;
-}
-
-/**
- * A delivery FAILED before anything was sent (a stored secret is unreadable, e.g. SECRETS_KEY
- * changed): no duration, no answer.
- */
-const notSent = (errorMessage: string): Promise<DeliveryOutcome> =>
-  Promise.resolve({
-    status: DeliveryStatus.FAILED,
-    httpStatusCode: null,
-    errorMessage,
-    sentAt: new Date(),
-    durationMs: null,
-    responseBody: null,
-  });
-
-/**
- * The script of the delivery thread: the compiled delivery-thread.js beside this file. Tests that
- * run the TypeScript sources provide one that compiles them (test/support/test-app.ts).
- */
-export const DELIVERY_THREAD_SCRIPT = Symbol('DELIVERY_THREAD_SCRIPT');
-export interface DeliveryThreadScript {
-  filename: string;
-  /** `filename` is the script's code, not a path. */
-  eval?: boolean;
-}
-export const defaultDeliveryThreadScript: DeliveryThreadScript = {
-  filename: join(__dirname, 'delivery-thread.js'),
-};
 
 /**
  * The delivery thread's old generation: its live data is small (at most WEBHOOK_CONCURRENCY requests
@@ -70,10 +27,10 @@ const RESTART_DELAY_MS = 1_000;
 
 /**
  * Sends deliveries through the delivery thread (delivery-thread.ts, DeliveryClient): the main
- * thread decrypts the custom header, posts the jobs of one tick in one message and gets the
- * outcomes back in batches. If the thread dies, the deliveries it had come back `interrupted` (no
- * record: their jobs are attempted again when their lease ends, contract section 6) and a new
- * thread takes over.
+ * thread decrypts the custom header and the signing secrets (DeliveryJobOpener), posts the jobs of
+ * one tick in one message and gets the outcomes back in batches. If the thread dies, the deliveries
+ * it had come back `interrupted` (no record: their jobs are attempted again when their lease ends,
+ * contract section 6) and a new thread takes over.
  */
 @Injectable()
 export class WebhookSender implements OnModuleInit {
@@ -88,15 +45,15 @@ export class WebhookSender implements OnModuleInit {
   private nextId = 1;
   private closing = false;
   private restartTimer: NodeJS.Timeout | undefined;
-  private readonly signingKeys: SigningKeys;
+  private readonly jobs: DeliveryJobOpener;
 
   constructor(
     config: ConfigService<AppConfig, true>,
-    private readonly secrets: SecretBox,
+    secrets: SecretBox,
     @Inject(WEBHOOK_TLS_OPTIONS) tls: WebhookTlsOptions,
     @Inject(DELIVERY_THREAD_SCRIPT) private readonly script: DeliveryThreadScript,
   ) {
-    this.signingKeys = new SigningKeys(secrets);
+    this.jobs = new DeliveryJobOpener(secrets);
     const webhook = config.getOrThrow('webhook', { infer: true });
     const ca = tls.ca === undefined ? undefined : [tls.ca].flat().map((pem) => pem.toString());
     this.options = {
@@ -172,33 +129,10 @@ export class WebhookSender implements OnModuleInit {
   /** One attempt; never rejects. */
   send(job: DeliveryJob): Promise<DeliveryOutcome | DeliveryInterrupted> {
     if (this.closing) return Promise.resolve({ interrupted: true });
-    let headerValue: string | null = null;
-    let signingKeys: Uint8Array[];
-    try {
-      if (job.headerName && job.headerValueEncrypted)
-        headerValue = this.secrets.decrypt(job.headerValueEncrypted);
-    } catch {
-      return notSent('the custom header value could not be decrypted');
-    }
-    try {
-      signingKeys = [job.signingSecretEncrypted, job.previousSigningSecretEncrypted]
-        .filter((sealed) => sealed !== null)
-        .map((sealed) => this.signingKeys.keyOf(sealed));
-    } catch {
-      return notSent('the signing secret could not be decrypted');
-    }
+    const request = this.jobs.open(job);
+    if ('status' in request) return Promise.resolve(request); // FAILED: a secret is unreadable
     const id = this.nextId++;
-    this.unsent.push({
-      id,
-      request: {
-        url: job.url,
-        payload: job.payload,
-        headerName: job.headerName,
-        headerValue,
-        webhookId: job.eventId,
-        signingKeys,
-      },
-    });
+    this.unsent.push({ id, request });
     if (!this.postScheduled) {
       this.postScheduled = true;
       queueMicrotask(() => this.post());

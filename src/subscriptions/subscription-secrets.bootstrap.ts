@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { SubscriptionsService } from './subscriptions.service';
+import { SubscriptionSigningSecrets } from './subscription-signing-secrets.service';
 
 /**
  * Subscriptions made before signing existed get their signing secret at start-up (migration
@@ -7,16 +7,16 @@ import { SubscriptionsService } from './subscriptions.service';
  * onApplicationBootstrap: after every onModuleInit, so after the migrations (DatabaseModule), and
  * before the webhook worker's, which Nest calls later as DispatcherModule imports this module
  * (through DeliveriesModule): every delivery of this instance is signed. A secret's first read
- * fills one too (SubscriptionsService).
+ * fills one too (SubscriptionSigningSecrets.current).
  */
 @Injectable()
 export class SubscriptionSecretsBootstrap implements OnApplicationBootstrap {
   private readonly logger = new Logger('Subscriptions');
 
-  constructor(private readonly subscriptions: SubscriptionsService) {}
+  constructor(private readonly signingSecrets: SubscriptionSigningSecrets) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const filled = await this.subscriptions.fillMissingSigningSecrets();
+    const filled = await this.signingSecrets.fillMissing();
     if (filled > 0) this.logger.log(`generated signing secrets for ${filled} existing subscriptions`);
   }
 }

@@ -6,19 +6,14 @@ import { Roles } from '../auth/decorators/roles.decorator';
 import { ValidationFailedException } from '../common/errors/validation-failed.exception';
 import { Page, toPage } from '../common/paging/page';
 import { UserRole } from '../common/reference/enums';
-import { IdParamPipe } from '../common/validation/id-param.pipe';
 import { ApiCallback, LICENCE_EVENT_CALLBACK } from '../common/openapi/callbacks';
-import { ApiErrors, ApiIdParam, ApiPageOf, ApiPageQuery, ApiSortQuery } from '../common/openapi/decorators';
+import { ApiErrors, ApiPageOf, ApiPageQuery, ApiSortQuery } from '../common/openapi/decorators';
 import { CreateSubscriptionDto } from './dto/create-subscription.dto';
 import { ListActiveSubscriptionsQueryDto } from './dto/list-active-subscriptions.query';
 import { ListSubscriptionsQueryDto, SUBSCRIPTION_SORT_FIELDS } from './dto/list-subscriptions.query';
-import {
-  RotateSigningSecretDto,
-  SigningSecretResponse,
-  SIGNING_SECRET_EXAMPLE,
-} from './dto/signing-secret.dto';
 import { SubscriptionResponse, toSubscriptionResponse } from './dto/subscription.response';
-import { subscriptionNotFound, SubscriptionsService } from './subscriptions.service';
+import { ApiSubscriptionId, BAD_ID, FORBIDDEN, NOT_FOUND, SubscriptionIdPipe } from './subscription-routes';
+import { SubscriptionsService } from './subscriptions.service';
 
 const PATH = '/webhooks/subscriptions';
 
@@ -29,15 +24,7 @@ function rejectTenantFilter(user: AuthenticatedUser, tenant: string | undefined)
   }
 }
 
-// Documentation only (OpenAPI): the codes each endpoint can answer and the examples of its body.
-const FORBIDDEN: [number, string] = [
-  403,
-  'Not ROLE_PARTNER nor an administrator, or the account is disabled',
-];
-const NOT_FOUND: [number, string] = [404, 'No such subscription, or it belongs to another tenant'];
-const BAD_ID: [number, string] = [400, 'id is not a positive integer'];
-const ApiSubscriptionId = () => ApiIdParam('id', 'Subscription id', 1);
-const SubscriptionIdPipe = new IdParamPipe(subscriptionNotFound);
+// Documentation only (OpenAPI): the examples of a subscription body.
 const SUBSCRIPTION_EXAMPLES = {
   subscription: {
     summary: 'Both events, with a shared-secret header',
@@ -192,61 +179,5 @@ export class SubscriptionsController {
     @Param('id', SubscriptionIdPipe) id: number,
   ): Promise<SubscriptionResponse> {
     return toSubscriptionResponse(await this.subscriptions.remove(user, id));
-  }
-
-  @ApiOperation({
-    summary: "Get a subscription's signing secret",
-    description:
-      'The Standard Webhooks secret every delivery to this subscription is signed with ' +
-      '(`webhook-signature`, see the `licenceEvent` callback). Each subscription has its own, ' +
-      'made when it is created; it is never part of the subscription itself.',
-  })
-  @ApiSubscriptionId()
-  @ApiOkResponse({ type: SigningSecretResponse, description: 'The current signing secret' })
-  @ApiErrors(BAD_ID, 401, FORBIDDEN, NOT_FOUND, 429)
-  @Get(':id/secret')
-  async signingSecret(
-    @CurrentUser() user: AuthenticatedUser,
-    @Param('id', SubscriptionIdPipe) id: number,
-  ): Promise<SigningSecretResponse> {
-    return { key: await this.subscriptions.signingSecret(user, id) };
-  }
-
-  /** 200 with the new secret; the old one keeps signing for WEBHOOK_SECRET_OVERLAP_MS. */
-  @ApiOperation({
-    summary: "Rotate a subscription's signing secret",
-    description:
-      'Makes the given `key`, or a generated one, the signing secret. The previous secret keeps ' +
-      'signing for 24 hours (`WEBHOOK_SECRET_OVERLAP_MS`): meanwhile every delivery carries two ' +
-      'signatures, the new one first, so receivers can switch to the new secret without downtime. ' +
-      'The body is optional.',
-  })
-  @ApiSubscriptionId()
-  @ApiBody({
-    type: RotateSigningSecretDto,
-    required: false,
-    examples: {
-      generated: { summary: 'A generated secret', value: {} },
-      given: { summary: 'A secret of your own', value: { key: SIGNING_SECRET_EXAMPLE } },
-    },
-  })
-  @ApiOkResponse({ type: SigningSecretResponse, description: 'The new signing secret' })
-  @ApiErrors(
-    [400, 'Invalid id, `key` not whsec_ and the base64 of 24 to 64 bytes, unknown field, malformed JSON'],
-    401,
-    FORBIDDEN,
-    NOT_FOUND,
-    413,
-    415,
-    429,
-  )
-  @Post(':id/secret/rotate')
-  @HttpCode(200)
-  async rotateSigningSecret(
-    @CurrentUser() user: AuthenticatedUser,
-    @Param('id', SubscriptionIdPipe) id: number,
-    @Body() body: RotateSigningSecretDto, // undefined without a body
-  ): Promise<SigningSecretResponse> {
-    return { key: await this.subscriptions.rotateSigningSecret(user, id, body?.key ?? undefined) };
   }
 }

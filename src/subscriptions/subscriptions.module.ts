@@ -1,12 +1,21 @@
 import { Module } from '@nestjs/common';
 import { SecretBox } from '../common/crypto/secret-box';
 import { SubscriptionSecretsBootstrap } from './subscription-secrets.bootstrap';
+import { SubscriptionSigningSecretsController } from './subscription-signing-secrets.controller';
+import { SubscriptionSigningSecrets } from './subscription-signing-secrets.service';
+import { SubscriptionStatements } from './subscription-statements';
 import { SubscriptionsController } from './subscriptions.controller';
 import { SubscriptionsService } from './subscriptions.service';
 
 @Module({
-  controllers: [SubscriptionsController],
-  providers: [SubscriptionsService, SecretBox, SubscriptionSecretsBootstrap],
+  controllers: [SubscriptionsController, SubscriptionSigningSecretsController],
+  providers: [
+    SubscriptionStatements,
+    SubscriptionsService,
+    SubscriptionSigningSecrets,
+    SecretBox,
+    SubscriptionSecretsBootstrap,
+  ],
   exports: [SubscriptionsService],
 })
 export class SubscriptionsModule {}

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DeliveryThreadScript } from '../../src/dispatcher/webhook-sender.service';
+import type { DeliveryThreadScript } from '../../src/dispatcher/delivery-thread.script';
 
 const ROOT = join(__dirname, '../..');
 

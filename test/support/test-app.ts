@@ -11,7 +11,7 @@ import { createApp, CreateAppOptions } from '../../src/app.factory';
 import { createRootLogger } from '../../src/common/logging/logger';
 import { UserRole } from '../../src/common/reference/enums';
 import { loadConfig } from '../../src/config/configuration';
-import { DELIVERY_THREAD_SCRIPT } from '../../src/dispatcher/webhook-sender.service';
+import { DELIVERY_THREAD_SCRIPT } from '../../src/dispatcher/delivery-thread.script';
 import { UsersService } from '../../src/users/users.service';
 import { createTestDatabase, dropTestDatabase } from './database';
 import { tsDeliveryThreadScript } from './delivery-thread-script';

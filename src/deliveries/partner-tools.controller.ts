@@ -1,0 +1,201 @@
+import {
+  Body,
+  ConflictException,
+  Controller,
+  HttpCode,
+  NotFoundException,
+  Param,
+  Post,
+} from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { ApiAcceptedResponse, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { AuthenticatedUser } from '../auth/authenticated-user';
+import { CurrentUser } from '../auth/decorators/current-user.decorator';
+import { Roles } from '../auth/decorators/roles.decorator';
+import { ValidationFailedException } from '../common/errors/validation-failed.exception';
+import { ApiErrors, ApiIdParam } from '../common/openapi/decorators';
+import { DeliveryTrigger, UserRole, WebhookEvent } from '../common/reference/enums';
+import type { AppConfig } from '../config/configuration';
+import { WebhookOutbox } from '../dispatcher/webhook-outbox.service';
+import type { SubscriptionRecord } from '../subscriptions/dto/subscription.response';
+import {
+  ApiSubscriptionId,
+  FORBIDDEN,
+  NOT_FOUND,
+  ParentSubscriptionIdPipe,
+} from '../subscriptions/subscription-routes';
+import { subscriptionNotFound } from '../subscriptions/subscription-visibility';
+import { SubscriptionsService } from '../subscriptions/subscriptions.service';
+import { DeliveriesService } from './deliveries.service';
+import { DeliveryIdPipe } from './delivery-id.pipe';
+import { parseInstant } from './dto/instant';
+import {
+  MAX_RECOVERED_EVENTS,
+  RecoverDeliveriesDto,
+  RecoverDeliveriesReceipt,
+} from './dto/recover-deliveries.dto';
+import { ResendReceipt } from './dto/resend.response';
+import { TestEventDto, TestEventReceipt } from './dto/test-event.dto';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+// Documentation only (OpenAPI).
+const NOT_ACTIVE: [number, string] = [409, 'The subscription is not active'];
+
+/** Resend and recover go to active subscriptions only (contract section 9). */
+function requireActive(subscription: SubscriptionRecord): void {
+  if (!subscription.active) {
+    throw new ConflictException(`Subscription ${subscription.id} is not active: activate it first`);
+  }
+}
+
+/**
+ * The partner tools of contract section 9 that send something: resend one record's event, recover
+ * the failed ones since a time, and the test event. ROLE_PARTNER on its own tenant, administrators
+ * on every tenant; anyone else 403 (contract section 3). They enqueue through the dispatcher's
+ * outbox (it owns webhook_events and webhook_jobs): 202 means the jobs are committed. The operation
+ * ids stay `Deliveries_…`, as when these routes were DeliveriesController's: generated clients name
+ * their methods after them.
+ */
+@ApiTags('Webhook deliveries')
+@Roles(UserRole.ROLE_PARTNER)
+@Controller('webhooks/subscriptions/:id')
+export class PartnerToolsController {
+  private readonly retentionDays: number;
+
+  constructor(
+    private readonly subscriptions: SubscriptionsService,
+    private readonly deliveries: DeliveriesService,
+    private readonly outbox: WebhookOutbox,
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.retentionDays = config.getOrThrow('retention', { infer: true }).days;
+  }
+
+  @ApiOperation({
+    operationId: 'Deliveries_resend',
+    summary: 'Resend one delivery',
+    description:
+      'Sends the event of this record again, as a new attempt (`trigger` RESEND): the same body, ' +
+      'byte for byte, and the same `webhook-id`, to the subscription’s current URL and custom ' +
+      'header. The record itself stays as it is. 202 once the attempt is committed; it happens ' +
+      'afterwards (see the history). An event that already has an attempt pending for this ' +
+      'subscription is not queued twice. Never automatic: nothing is resent unless asked.',
+  })
+  @ApiSubscriptionId()
+  @ApiIdParam('deliveryId', 'Delivery record id', 10, true)
+  @ApiAcceptedResponse({ type: ResendReceipt, description: 'The resend is queued (committed)' })
+  @ApiErrors(
+    [400, 'Invalid id or deliveryId'],
+    401,
+    FORBIDDEN,
+    [404, "No such subscription (or another tenant's), or no such record of it"],
+    NOT_ACTIVE,
+    429,
+  )
+  @Post('deliveries/:deliveryId/resend')
+  @HttpCode(202)
+  async resend(
+    @CurrentUser() user: AuthenticatedUser,
+    @Param('id', ParentSubscriptionIdPipe) id: number,
+    @Param('deliveryId', DeliveryIdPipe) deliveryId: string,
+  ): Promise<ResendReceipt> {
+    const subscription = await this.subscriptions.findVisible(user, id, subscriptionNotFound());
+    const record = await this.deliveries.get(id, deliveryId);
+    requireActive(subscription);
+    await this.outbox.enqueueAgain(id, [record.eventId], DeliveryTrigger.RESEND);
+    return { eventId: Number(record.eventId), subscriptionId: id };
+  }
+
+  @ApiOperation({
+    operationId: 'Deliveries_recover',
+    summary: 'Recover failed deliveries since a time',
+    description:
+      'Sends again (`trigger` RECOVER) every event whose latest attempt for this subscription ' +
+      'FAILED with its `sentAt` in [`since`, `until`), and that has no attempt pending: each once, ' +
+      `oldest first, at most ${MAX_RECOVERED_EVENTS} a call (call again for more). An event whose ` +
+      'latest attempt succeeded is left alone; two recoveries at once queue an event once. `since` ' +
+      'reaches back at most RETENTION_DAYS (default 30). 202 once the attempts are committed.',
+  })
+  @ApiSubscriptionId()
+  @ApiBody({
+    type: RecoverDeliveriesDto,
+    examples: {
+      sinceYesterday: {
+        summary: 'Everything that failed since a time',
+        value: { since: '2026-11-20T08:00:00.000Z' },
+      },
+      window: {
+        summary: 'A window (until exclusive)',
+        value: { since: '2026-11-20T08:00:00.000Z', until: '2026-11-20T12:00:00.000Z' },
+      },
+    },
+  })
+  @ApiAcceptedResponse({ type: RecoverDeliveriesReceipt, description: 'The events are queued (committed)' })
+  @ApiErrors(
+    [400, 'Invalid id, since or until; since older than RETENTION_DAYS, or not before until'],
+    401,
+    FORBIDDEN,
+    NOT_FOUND,
+    NOT_ACTIVE,
+    413,
+    415,
+    429,
+  )
+  @Post('recover')
+  @HttpCode(202)
+  async recover(
+    @CurrentUser() user: AuthenticatedUser,
+    @Param('id', ParentSubscriptionIdPipe) id: number,
+    @Body() body: RecoverDeliveriesDto,
+  ): Promise<RecoverDeliveriesReceipt> {
+    const subscription = await this.subscriptions.findVisible(user, id, subscriptionNotFound());
+    const now = Date.now();
+    const since = parseInstant(body.since)!;
+    const until = body.until === undefined ? new Date(now) : parseInstant(body.until)!;
+    if (since.getTime() < now - this.retentionDays * DAY_MS) {
+      throw new ValidationFailedException([
+        { field: 'since', message: `since must be at most ${this.retentionDays} days back (RETENTION_DAYS)` },
+      ]);
+    }
+    if (since >= until) {
+      throw new ValidationFailedException([{ field: 'until', message: 'until must be after since' }]);
+    }
+    requireActive(subscription);
+    const eventIds = await this.deliveries.failedEvents(id, since, until, MAX_RECOVERED_EVENTS);
+    return { events: await this.outbox.enqueueAgain(id, eventIds, DeliveryTrigger.RECOVER) };
+  }
+
+  @ApiOperation({
+    operationId: 'Deliveries_test',
+    summary: 'Send a test event',
+    description:
+      'A sample event for the subscription’s tenant (LICENCE_CREATED_SUCCESS by default: a licence ' +
+      'whose `code` starts with `TEST-`; LICENCE_CREATED_FAILED: an error whose `type` is ' +
+      '`TestEvent`), delivered, signed and recorded like any other with `trigger` TEST, to this ' +
+      'subscription only, active or not. No other subscription sees it. 202 once it is committed.',
+  })
+  @ApiSubscriptionId()
+  @ApiBody({
+    type: TestEventDto,
+    required: false,
+    examples: {
+      success: { summary: 'A sample licence (the default)', value: {} },
+      failed: { summary: 'A sample failure', value: { eventType: WebhookEvent.LICENCE_CREATED_FAILED } },
+    },
+  })
+  @ApiAcceptedResponse({ type: TestEventReceipt, description: 'The test event is queued (committed)' })
+  @ApiErrors([400, 'Invalid id or eventType'], 401, FORBIDDEN, NOT_FOUND, 413, 415, 429)
+  @Post('test')
+  @HttpCode(202)
+  async test(
+    @CurrentUser() user: AuthenticatedUser,
+    @Param('id', ParentSubscriptionIdPipe) id: number,
+    @Body() body: TestEventDto,
+  ): Promise<TestEventReceipt> {
+    const subscription = await this.subscriptions.findVisible(user, id, subscriptionNotFound());
+    const eventType = body?.eventType ?? WebhookEvent.LICENCE_CREATED_SUCCESS;
+    const eventId = await this.outbox.enqueueTest(subscription, eventType);
+    if (eventId === undefined) throw new NotFoundException(subscriptionNotFound());
+    return { eventId };
+  }
+}
