@@ -137,6 +137,17 @@ describe('AdmissionPolicy', () => {
     expect(policy.tenantRoom()).toBe(9);
   });
 
+  it("gives a tenant its whole limit when nothing is held here, not 0 (a drained worker's next claim)", () => {
+    const policy = policyOf(8);
+    expect(policy.tenantRoom()).toBe(14); // 2 × 8 slots less a claim's worth (2)
+    const one = job(1);
+    fill(policy, one, 2);
+    expect(policy.tenantRoom()).toBe(12);
+    policy.finished(one, true, T0);
+    policy.finished(one, true, T0);
+    expect(policy.tenantRoom()).toBe(14);
+  });
+
   it('claims nothing ahead for an unresponsive subscription or one whose queued jobs waited too long', () => {
     const policy = policyOf(8);
     const dead = job(1);

@@ -129,8 +129,13 @@ export class AdmissionPolicy {
     else if (answered === false) this.unresponsive.set(job.subscriptionId, now + this.unresponsiveForMs);
   }
 
-  /** The most jobs one tenant holding work here may still take (0 when none holds any). */
+  /**
+   * The most jobs one tenant may still take here: a tenant's whole limit when none holds work (it
+   * was 0 then, so a worker that had finished everything claimed nothing more until the next publish
+   * or sweep, up to 5 s, with jobs due).
+   */
   tenantRoom(): number {
+    if (this.tenants.held.size === 0) return this.tenantHeldLimit;
     let most = 0;
     for (const held of this.tenants.held.values()) most = Math.max(most, this.tenantHeldLimit - held);
     return most;
