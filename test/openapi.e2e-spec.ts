@@ -320,6 +320,17 @@ describe('OpenAPI document (GET /openapi.json)', () => {
     expect(bad.status).toBe(400);
   });
 
+  it('documents windows that hold something: each since example is before its until example', () => {
+    const list = operation('get', '/webhooks/subscriptions/{id}/deliveries').parameters as Json[];
+    const param = (name: string) => list.find((p) => p.name === name);
+    const listWindow = [param('since'), param('until')].map((p) => p.example ?? p.schema?.example);
+    const recover = resolve(document, { $ref: '#/components/schemas/RecoverDeliveriesRequest' }).properties;
+    const recoverWindow = [recover.since.example, recover.until.example];
+    for (const [since, until] of [listWindow, recoverWindow]) {
+      expect(Date.parse(since)).toBeLessThan(Date.parse(until));
+    }
+  });
+
   it("documents the success code and the spec's error codes of every endpoint", () => {
     // Spec, Errors (per endpoint), plus the contract's endpoints; 429 wherever a limit applies and
     // 413/415 on every body. Lower bounds: an operation may document more (e.g. 400 for a bad id).

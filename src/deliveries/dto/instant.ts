@@ -49,14 +49,18 @@ const IsInstant = () =>
     },
   });
 
-const documented = (description: string, required: boolean) =>
+const documented = (description: string, required: boolean, example: string) =>
   (required ? ApiProperty : ApiPropertyOptional)({
     type: String,
     format: 'date-time',
     description: `${description} (ISO 8601, with \`Z\` or an offset; a date alone is midnight UTC)`,
-    example: '2026-11-21T10:00:00.000Z',
+    example,
   });
 
+/** Examples of a window's two ends: distinct, so the documented window is not empty. */
+export const EXAMPLE_START = '2026-11-21T10:00:00.000Z';
+export const EXAMPLE_END = '2026-11-21T12:00:00.000Z';
+
 /** A documented, validated instant field (query or body); converted with parseInstant. */
-export const InstantField = (description: string, required = false) =>
-  applyDecorators(documented(description, required), IsInstant());
+export const InstantField = (description: string, required = false, example = EXAMPLE_START) =>
+  applyDecorators(documented(description, required, example), IsInstant());

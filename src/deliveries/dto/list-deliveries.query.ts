@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEnum, IsOptional } from 'class-validator';
 import { SortedPageQueryDto } from '../../common/paging/page-query.dto';
 import { DeliveryStatus, DeliveryTrigger, WebhookEvent } from '../../common/reference/enums';
-import { InstantField } from './instant';
+import { EXAMPLE_END, InstantField } from './instant';
 
 /**
  * API sort fields → columns; the only text that reaches ORDER BY (contract section 4): the fields
@@ -63,6 +63,6 @@ export class ListDeliveriesQueryDto extends SortedPageQueryDto {
   since?: string;
 
   @IsOptional()
-  @InstantField('Only records sent before this time (exclusive)')
+  @InstantField('Only records sent before this time (exclusive)', false, EXAMPLE_END)
   until?: string;
 }

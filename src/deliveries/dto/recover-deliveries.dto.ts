@@ -1,6 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { OptionalNotNull } from '../../common/validation/optional-not-null';
-import { InstantField } from './instant';
+import { EXAMPLE_END, InstantField } from './instant';
 
 /** Most events one recovery sends again (contract section 9). */
 export const MAX_RECOVERED_EVENTS = 10_000;
@@ -17,7 +17,7 @@ export class RecoverDeliveriesDto {
   since: string;
 
   @OptionalNotNull()
-  @InstantField('End of the window (exclusive); default now')
+  @InstantField('End of the window (exclusive); default now', false, EXAMPLE_END)
   until?: string;
 }
 
