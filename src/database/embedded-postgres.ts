@@ -320,6 +320,11 @@ async function launch(options: Launch, retryMs = 0): Promise<number> {
         'listen_addresses=127.0.0.1',
         '-c',
         'unix_socket_directories=',
+        // Autovacuum looks at each table every 10 s instead of every minute: the outbox
+        // (webhook_jobs) churns thousands of rows a second, and the claim walks its primary key from
+        // the oldest job over every one deleted since the last vacuum. A server: set it likewise.
+        '-c',
+        'autovacuum_naptime=10s',
       ],
       {
         ...(options.user ?? {}),
