@@ -52,8 +52,11 @@ export interface DeliveryRequest {
   headerValue: string | null;
   /** `webhook-id`: the event's id, the same on every copy and resend (receivers' idempotency key). */
   webhookId: string;
-  /** HMAC keys, the current secret's first; none: no `webhook-signature` (a row from before signing). */
-  signingKeys: Uint8Array[];
+  /**
+   * HMAC keys as base64 text (SigningKeys), the current secret's first; none: no
+   * `webhook-signature` (a row from before signing).
+   */
+  signingKeys: string[];
 }
 
 /**

@@ -45,7 +45,7 @@ export class DeliveryJobOpener {
   /** The request, or the FAILED outcome of a job whose stored secrets cannot be decrypted. */
   open(job: DeliveryJob): DeliveryRequest | DeliveryOutcome {
     let headerValue: string | null = null;
-    let signingKeys: Uint8Array[];
+    let signingKeys: string[];
     try {
       if (job.headerName && job.headerValueEncrypted)
         headerValue = this.secrets.decrypt(job.headerValueEncrypted);

@@ -11,20 +11,20 @@ const SIGNING_KEY_CACHE_SIZE = 10_000;
  * and a rotated-out secret is simply no longer asked for.
  */
 export class SigningKeys {
-  private readonly keys = new LRUCache<string, Uint8Array>({ max: SIGNING_KEY_CACHE_SIZE });
+  private readonly keys = new LRUCache<string, string>({ max: SIGNING_KEY_CACHE_SIZE });
 
   constructor(private readonly secrets: SecretBox) {}
 
   /**
-   * The HMAC key of a stored `whsec_…` secret (the base64 after the prefix, decoded), in an
-   * ArrayBuffer of its own: a small Buffer is a view on an 8 KiB pool, which posting it to the
-   * delivery thread would copy whole. Throws when the secret cannot be decrypted.
+   * The HMAC key of a stored `whsec_…` secret, as its base64 text (after the prefix): a string is
+   * what the delivery thread gets, since posting a Uint8Array to it allocated an ArrayBuffer there
+   * for every delivery (webhook-signature.ts turns the text into a key once). Throws when the
+   * secret cannot be decrypted.
    */
-  keyOf(sealed: string): Uint8Array {
+  keyOf(sealed: string): string {
     let key = this.keys.get(sealed);
     if (key === undefined) {
-      const secret = this.secrets.decrypt(sealed);
-      key = new Uint8Array(Buffer.from(secret.slice(SIGNING_SECRET_PREFIX.length), 'base64'));
+      key = this.secrets.decrypt(sealed).slice(SIGNING_SECRET_PREFIX.length);
       this.keys.set(sealed, key);
     }
     return key;

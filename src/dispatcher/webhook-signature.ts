@@ -1,17 +1,32 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, KeyObject } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+
+/** HMAC keys made from their base64 text (a few hundred bytes each), least recently used dropped first. */
+const hmacKeys = new LRUCache<string, KeyObject>({ max: 10_000 });
+
+/** The HMAC key a signing secret's base64 text (after `whsec_`) encodes, made once per secret. */
+function hmacKey(base64: string): KeyObject {
+  let key = hmacKeys.get(base64);
+  if (key === undefined) {
+    key = createSecretKey(Buffer.from(base64, 'base64'));
+    hmacKeys.set(base64, key);
+  }
+  return key;
+}
 
 /**
  * Standard Webhooks v1 (contract section 9): `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`
- * per key, space-separated, the current secret first. `payload` is the exact text sent (UTF-8).
+ * per key, space-separated, the current secret first. `payload` is the exact text sent (UTF-8);
+ * `keys` are the secrets' base64 texts (SigningKeys).
  */
 export function webhookSignature(
   webhookId: string,
   timestamp: number,
   payload: string,
-  keys: Uint8Array[],
+  keys: string[],
 ): string {
   const signed = `${webhookId}.${timestamp}.${payload}`; // one update() call: the cost is per call
   return keys
-    .map((key) => `v1,${createHmac('sha256', key).update(signed, 'utf8').digest('base64')}`)
+    .map((key) => `v1,${createHmac('sha256', hmacKey(key)).update(signed, 'utf8').digest('base64')}`)
     .join(' ');
 }
