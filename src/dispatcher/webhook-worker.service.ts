@@ -9,6 +9,7 @@ import { ClaimedJobsQueue } from './claimed-jobs.queue';
 import { CompletionWriter } from './completion-writer';
 import { InFlightDeliveries } from './in-flight-deliveries';
 import { NotificationListener } from './notification-listener';
+import { UnsentJobs } from './unsent-jobs';
 import { WebhookJobsRepository } from './webhook-jobs.repository';
 import type { ClaimedJob } from './webhook-jobs.repository';
 import { WebhookSender } from './webhook-sender.service';
@@ -34,7 +35,8 @@ export type WorkerState = 'STARTING' | 'WAITING' | 'CLAIMING' | 'PAUSED' | 'DRAI
  * may be waiting, and on a periodic sweep that also takes jobs whose lease ran out. Claims run
  * ahead of the free slots: up to as many jobs again wait in a local queue (ClaimedJobsQueue), so a
  * slot that frees starts the next delivery at once. Who may start is AdmissionPolicy's call (per
- * subscription, host and tenant); outcomes go to CompletionWriter.
+ * subscription, host and tenant); outcomes go to CompletionWriter; jobs it will not send go back
+ * or away through UnsentJobs.
  */
 @Injectable()
 export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
@@ -45,6 +47,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly policy: AdmissionPolicy;
   private readonly queue: ClaimedJobsQueue;
   private readonly inFlight: InFlightDeliveries;
+  private readonly unsent: UnsentJobs;
   /** Another claim is wanted once the running one ends. */
   private claimWanted = false;
   /** Due jobs may be waiting that the last claim did not take (batch full, owners at their cap). */
@@ -71,6 +74,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.policy = new AdmissionPolicy(concurrency, unresponsiveForMs, NO_PREFETCH_FOR_MS);
     this.queue = new ClaimedJobsQueue(this.policy);
     this.inFlight = new InFlightDeliveries(sender, completions, this.policy, metrics);
+    this.unsent = new UnsentJobs(jobs, this.instanceId);
   }
 
   get leaseMs(): number {
@@ -101,7 +105,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       },
       subscriptionsGone: () => {
         this.goneEpoch++;
-        void this.dropGone();
+        void this.unsent.dropGone(this.queue);
       },
     });
     this.wake(); // jobs left by an earlier run, released at shutdown or whose lease ran out
@@ -173,7 +177,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       const unseen = claimed.jobs.filter((job) => !this.inFlight.has(job.id));
       this.queue.push(unseen, sendBy);
       // Read before a subscription went meanwhile: drop its jobs before any starts.
-      if (this.goneEpoch !== epoch && unseen.length > 0) await this.dropGone();
+      if (this.goneEpoch !== epoch && unseen.length > 0) await this.unsent.dropGone(this.queue);
       this.drain();
       // Some owner ran out of room within the window: claim again, skipping it, to reach the others.
       const more = claimed.jobs.length === wanted || claimed.candidates > claimed.jobs.length;
@@ -206,33 +210,12 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     if (this.state === 'STARTING' || this.state === 'DRAINING' || this.state === 'STOPPED') return;
     const { start, expired } = this.queue.take(performance.now(), Date.now());
     for (const job of start) this.inFlight.start(job, this.onFinished);
-    if (expired.length > 0) void this.releaseUnsent(expired);
+    if (expired.length > 0) void this.handBack(expired);
   }
 
-  /**
-   * Subscriptions were deleted or moved to another tenant: their jobs are gone from the outbox
-   * (contract section 5), so the ones claimed ahead and waiting here are dropped unsent. Those
-   * already in flight finish; their records are not written (DeliveryRecords).
-   */
-  private async dropGone(): Promise<void> {
-    if (this.queue.length === 0) return;
-    try {
-      const tenants = await this.jobs.currentTenants(this.queue.subscriptionIds());
-      this.queue.dropWhere((job) => tenants.get(job.subscriptionId) !== job.tenant);
-    } catch (error) {
-      // They are sent; their records are not written.
-      this.logger.error({ err: error }, 'checking queued webhook jobs against their subscriptions failed');
-    }
-  }
-
-  private async releaseUnsent(jobs: ClaimedJob[]): Promise<void> {
-    try {
-      const ids = jobs.map((job) => job.id);
-      await this.jobs.releaseUnsent(ids, this.instanceId);
-    } catch (error) {
-      // Their leases run out instead; then they are claimed again.
-      this.logger.error({ err: error, count: jobs.length }, 'handing back queued webhook jobs failed');
-    }
+  /** Queued jobs that waited too long go back to the outbox, and may be claimed again at once. */
+  private async handBack(jobs: ClaimedJob[]): Promise<void> {
+    await this.unsent.handBack(jobs);
     this.backlog = true;
     this.wake();
   }
@@ -259,14 +242,6 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const cutOff = await this.inFlight.finish(this.settings.graceMs);
     // Queued jobs were never started: the release below hands them back with the rest.
     this.queue.dropWhere(() => true);
-    try {
-      const released = await this.jobs.releaseAll(this.instanceId);
-      if (released > 0 || cutOff > 0) {
-        this.logger.log(`shutdown: ${cutOff} deliveries interrupted, ${released} jobs released`);
-      }
-    } catch (error) {
-      // Their leases run out instead; another instance then takes them.
-      this.logger.error({ err: error }, 'releasing webhook jobs at shutdown failed');
-    }
+    await this.unsent.releaseAll(cutOff);
   }
 }

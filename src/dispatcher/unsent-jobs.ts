@@ -1,0 +1,58 @@
+import { Logger } from '@nestjs/common';
+import type { ClaimedJobsQueue } from './claimed-jobs.queue';
+import type { ClaimedJob, WebhookJobsRepository } from './webhook-jobs.repository';
+
+/**
+ * Claimed jobs that will not be sent from this instance: dropped when their subscription went
+ * (deleted, or moved to another tenant: contract section 5), handed back when they waited too long
+ * in the queue, and all handed back at shutdown. A failure is logged; the lease runs out instead, and
+ * the jobs are claimed again then.
+ */
+export class UnsentJobs {
+  private readonly logger = new Logger('WebhookWorker');
+
+  constructor(
+    private readonly jobs: WebhookJobsRepository,
+    private readonly instanceId: string,
+  ) {}
+
+  /**
+   * Drops, unsent, the queued jobs whose subscription is gone or now another tenant's: their jobs
+   * left the outbox with it. Those already in flight finish; their records are not written
+   * (DeliveryRecords).
+   */
+  async dropGone(queue: ClaimedJobsQueue): Promise<void> {
+    if (queue.length === 0) return;
+    try {
+      const tenants = await this.jobs.currentTenants(queue.subscriptionIds());
+      queue.dropWhere((job) => tenants.get(job.subscriptionId) !== job.tenant);
+    } catch (error) {
+      // They are sent; their records are not written.
+      this.logger.error({ err: error }, 'checking queued webhook jobs against their subscriptions failed');
+    }
+  }
+
+  /** Hands back jobs that waited too long in the queue: their claim was not an attempt. */
+  async handBack(jobs: ClaimedJob[]): Promise<void> {
+    try {
+      await this.jobs.releaseUnsent(
+        jobs.map((job) => job.id),
+        this.instanceId,
+      );
+    } catch (error) {
+      this.logger.error({ err: error, count: jobs.length }, 'handing back queued webhook jobs failed');
+    }
+  }
+
+  /** Shutdown: hands back every job leased here, so another instance takes them at once. */
+  async releaseAll(interrupted: number): Promise<void> {
+    try {
+      const released = await this.jobs.releaseAll(this.instanceId);
+      if (released > 0 || interrupted > 0) {
+        this.logger.log(`shutdown: ${interrupted} deliveries interrupted, ${released} jobs released`);
+      }
+    } catch (error) {
+      this.logger.error({ err: error }, 'releasing webhook jobs at shutdown failed');
+    }
+  }
+}
