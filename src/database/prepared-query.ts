@@ -9,13 +9,22 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
  * the statement runs unnamed, as `dataSource.query` would. Failures are TypeORM's
  * QueryFailedError, as from `dataSource.query`, so the global filter maps them the same way.
  */
-export async function preparedQuery<T>(
+export function preparedQuery<T>(
   dataSource: DataSource,
   name: string | undefined,
   text: string,
   values: unknown[],
 ): Promise<T[]> {
-  const pool = (dataSource.driver as PostgresDriver).master as Pool;
+  return poolQuery<T>((dataSource.driver as PostgresDriver).master as Pool, name, text, values);
+}
+
+/** preparedQuery on a pool of the caller's own (ClaimConnection's), failing the same way. */
+export async function poolQuery<T>(
+  pool: Pool,
+  name: string | undefined,
+  text: string,
+  values: unknown[],
+): Promise<T[]> {
   try {
     return (await pool.query({ name, text, values })).rows as T[];
   } catch (error) {

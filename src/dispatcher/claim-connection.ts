@@ -1,6 +1,7 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
-import { DataSource, QueryFailedError } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { poolQuery } from '../database/prepared-query';
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions.js';
 
 /**
@@ -31,12 +32,8 @@ export class ClaimConnection implements OnApplicationShutdown {
   }
 
   /** Runs the named statement `name`; failures are TypeORM's QueryFailedError, as on the shared pool. */
-  async query<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
-    try {
-      return (await this.pool.query({ name, text, values })).rows as T[];
-    } catch (error) {
-      throw new QueryFailedError(text, values, error as Error);
-    }
+  query<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
+    return poolQuery<T>(this.pool, name, text, values);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -2,8 +2,11 @@ import { LRUCache } from 'lru-cache';
 import type { SecretBox } from '../common/crypto/secret-box';
 import { SIGNING_SECRET_PREFIX } from '../subscriptions/signing-secret';
 
-/** Decrypted signing keys kept (a few hundred bytes each), the least recently used dropped first. */
-const SIGNING_KEY_CACHE_SIZE = 10_000;
+/**
+ * Signing keys kept, decrypted here and as HMAC keys in the delivery thread (a few hundred bytes
+ * each), the least recently used dropped first.
+ */
+export const SIGNING_KEY_CACHE_SIZE = 10_000;
 
 /**
  * HMAC keys of stored signing secrets, by encrypted secret: an AES-GCM decryption per delivery

@@ -1,8 +1,9 @@
 import { createHmac, createSecretKey, KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { SIGNING_KEY_CACHE_SIZE } from './signing-keys';
 
-/** HMAC keys made from their base64 text (a few hundred bytes each), least recently used dropped first. */
-const hmacKeys = new LRUCache<string, KeyObject>({ max: 10_000 });
+/** HMAC keys made from their base64 text. */
+const hmacKeys = new LRUCache<string, KeyObject>({ max: SIGNING_KEY_CACHE_SIZE });
 
 /** The HMAC key a signing secret's base64 text (after `whsec_`) encodes, made once per secret. */
 function hmacKey(base64: string): KeyObject {
