@@ -1,11 +1,12 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import pg from 'pg';
 import request from 'supertest';
 import { createTestDatabase, dropTestDatabase } from './support/database';
 import { startTestApp } from './support/test-app';
@@ -322,6 +323,46 @@ describe('running the built service (contract section 1)', () => {
       expect(postgresOn(dataDir)).toEqual([]);
       expect(second.stderr()).toBe('');
       expectJsonLines(second.stdout());
+    });
+
+    it("reaches its own server over an owner-only Unix socket in the cluster's folder, not TCP", async () => {
+      const dataDir = await newDataDir();
+      const service = await start({ DATA_DIR: dataDir });
+      // postmaster.pid: pid, data folder, start time, port, socket folder, listen address, …
+      const [, cluster, , port, socketDir, address] = readFileSync(
+        join(dataDir, 'pg', 'postmaster.pid'),
+        'utf8',
+      ).split('\n');
+      expect(socketDir).toBe(cluster);
+      expect(address).toBe('127.0.0.1');
+      const socket = statSync(join(socketDir, `.s.PGSQL.${port}`));
+      expect(socket.isSocket()).toBe(true);
+      expect(socket.mode & 0o777).toBe(0o700);
+
+      // The service's sessions, seen from a session of this test's own over TCP.
+      const client = new pg.Client({
+        host: '127.0.0.1',
+        port: Number(port),
+        user: 'postgres',
+        password: readFileSync(join(dataDir, 'pg-password'), 'utf8').trim(),
+        database: 'partner_integration',
+      });
+      await client.connect();
+      try {
+        await request(service.url).get('/health/ready').expect(200);
+        const { rows } = await client.query<{ client_addr: string | null }>(
+          `SELECT client_addr FROM pg_stat_activity
+            WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+        );
+        expect(rows.length).toBeGreaterThan(0);
+        // A session over a Unix socket has no client address.
+        expect(rows.map((r) => r.client_addr)).toEqual(rows.map(() => null));
+        const own = await client.query<{ addr: string }>('SELECT host(inet_client_addr()) AS addr');
+        expect(own.rows[0].addr).toBe('127.0.0.1');
+      } finally {
+        await client.end();
+      }
+      expect(await stop(service, 'SIGTERM')).toEqual({ code: 0, signal: null });
     });
 
     it('runs the CLI offline against the embedded DATA_DIR: starts PostgreSQL for the command and stops it', async () => {

@@ -1,4 +1,7 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { QueryFailedError } from 'typeorm';
 import { mapException } from './all-exceptions.filter';
@@ -31,6 +34,25 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable(terminated)).toBe(true);
     expect(isDatabaseUnavailable(new QueryFailedError('SELECT 1', [], terminated as Error))).toBe(true);
     expect(isDatabaseUnavailable(new Error('timeout exceeded when trying to connect'))).toBe(true);
+  });
+
+  it("recognises a server's Unix socket that is not there (the server is down), and no other missing file", async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'pis-no-socket-'));
+    try {
+      const client = new pg.Client({ host: folder, port: 5432, user: 'x', password: 'x', database: 'x' });
+      const missing = await client.connect().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(missing).toMatchObject({ code: 'ENOENT', syscall: 'connect' });
+      expect(isDatabaseUnavailable(missing)).toBe(true);
+      expect(mapException(missing).status).toBe(503);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+    const noFile = await readFile(join(tmpdir(), 'pis-no-such-file')).catch((e: unknown) => e);
+    expect(noFile).toMatchObject({ code: 'ENOENT', syscall: 'open' });
+    expect(isDatabaseUnavailable(noFile)).toBe(false);
   });
 
   it('recognises SQLSTATEs of a server going away or not there yet', () => {

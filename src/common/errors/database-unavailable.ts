@@ -35,8 +35,10 @@ const UNAVAILABLE_TEXT =
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (let current = error, depth = 0; current && depth < 5; depth++) {
-    const { code, message } = current as { code?: unknown; message?: unknown };
+    const { code, message, syscall } = current as { code?: unknown; message?: unknown; syscall?: unknown };
     if (typeof code === 'string' && (SOCKET_CODES.has(code) || UNAVAILABLE_STATE.test(code))) return true;
+    // A Unix socket that is not there: the server is down (it removes its socket when it stops).
+    if (code === 'ENOENT' && syscall === 'connect') return true;
     if (typeof message === 'string' && UNAVAILABLE_TEXT.test(message)) return true;
     current =
       current instanceof QueryFailedError
