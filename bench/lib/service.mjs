@@ -164,7 +164,11 @@ export function embeddedDatabaseUrl(dataDir) {
   const passwordFile = join(dataDir, 'pg-password');
   if (!existsSync(pidFile) || !existsSync(passwordFile))
     throw new Error(`no embedded PostgreSQL in ${dataDir} (is DATABASE_URL set for the service?)`);
-  const port = Number(readFileSync(pidFile, 'utf8').split('\n')[3]);
+  // postmaster.pid: pid, data folder, start time, port, socket folder (empty: none), …
+  const [, , , port, socketDir] = readFileSync(pidFile, 'utf8').split('\n');
   const password = readFileSync(passwordFile, 'utf8').trim();
-  return `postgres://postgres:${password}@127.0.0.1:${port}/partner_integration`;
+  // The service's own way in (its Unix socket when the server has one), so that the same-work
+  // baselines talk to PostgreSQL as the service does.
+  const url = `postgres://postgres:${password}@127.0.0.1:${Number(port)}/partner_integration`;
+  return socketDir ? `${url}?host=${encodeURIComponent(socketDir)}` : url;
 }
