@@ -390,6 +390,46 @@ describe('Partner tools: richer records, filters, resend, recover, test events (
       expect(await pendingJobs(t.dataSource, sub.id)).toBe(0);
       expect(await recordsOf(sub.id)).toHaveLength(1);
     });
+
+    it('is 409, not 202 with nothing queued, when the subscription is deactivated while the resend runs', async () => {
+      const hook = await receiver({ status: 500 });
+      const sub = await createSubscription(t, { tenant: partner.tenant, url: hook.url() });
+      await publish(partner.tenant);
+      const [record] = await settled(sub.id, 1);
+
+      // The outbox held: the resend reads the subscription (active), then its insert waits for the lock.
+      const holder = t.dataSource.createQueryRunner();
+      await holder.connect();
+      try {
+        await holder.startTransaction();
+        await holder.query('LOCK TABLE webhook_jobs IN SHARE ROW EXCLUSIVE MODE');
+        const answer = as(partner)
+          .post(`${base(sub)}/deliveries/${record.id}/resend`)
+          .then((res) => res);
+        for (let i = 0; ; i++) {
+          // The resend's own statement (not a claim of the worker's) waiting for the lock.
+          const [{ waiting }] = await t.dataSource.query(
+            `SELECT count(*)::int AS waiting FROM pg_stat_activity
+             WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO webhook_jobs%trigger)%$3%'`,
+          );
+          if (waiting > 0) break;
+          if (i === 200) throw new Error('the resend never reached the outbox');
+          await sleep(25);
+        }
+        // Deactivated meanwhile (committed before the insert runs).
+        await t.dataSource.query(`UPDATE subscriptions SET active = false WHERE id = $1`, [sub.id]);
+        await holder.commitTransaction();
+        const res = await answer;
+        expect(res.status).toBe(409);
+        expectErrorBody(res.body);
+        expect(res.body.message).toMatch(/not active/);
+      } finally {
+        if (holder.isTransactionActive) await holder.rollbackTransaction();
+        await holder.release();
+      }
+      expect(await pendingJobs(t.dataSource, sub.id)).toBe(0);
+      expect(await recordsOf(sub.id)).toHaveLength(1);
+    });
   });
 
   describe('recover', () => {

@@ -102,7 +102,7 @@ export class PartnerToolsController {
     const subscription = await this.subscriptions.findVisible(user, id, subscriptionNotFound());
     const record = await this.deliveries.get(id, deliveryId);
     requireActive(subscription);
-    await this.outbox.enqueueAgain(id, [record.eventId], DeliveryTrigger.RESEND);
+    await this.enqueueAgain(user, id, [record.eventId], DeliveryTrigger.RESEND);
     return { eventId: Number(record.eventId), subscriptionId: id };
   }
 
@@ -162,7 +162,26 @@ export class PartnerToolsController {
     }
     requireActive(subscription);
     const eventIds = await this.deliveries.failedEvents(id, since, until, MAX_RECOVERED_EVENTS);
-    return { events: await this.outbox.enqueueAgain(id, eventIds, DeliveryTrigger.RECOVER) };
+    return { events: await this.enqueueAgain(user, id, eventIds, DeliveryTrigger.RECOVER) };
+  }
+
+  /**
+   * Queues the events again for the subscription; returns how many. The statement queues nothing
+   * for an event with an attempt pending, and nothing at all for a subscription deactivated or
+   * deleted since it was read here: when nothing was queued, a second look tells these apart, so
+   * such a race answers 409 or 404 rather than 202 with nothing queued.
+   */
+  private async enqueueAgain(
+    user: AuthenticatedUser,
+    id: number,
+    eventIds: string[],
+    trigger: DeliveryTrigger.RESEND | DeliveryTrigger.RECOVER,
+  ): Promise<number> {
+    const queued = await this.outbox.enqueueAgain(id, eventIds, trigger);
+    if (queued === 0 && eventIds.length > 0) {
+      requireActive(await this.subscriptions.findVisible(user, id, subscriptionNotFound()));
+    }
+    return queued;
   }
 
   @ApiOperation({
