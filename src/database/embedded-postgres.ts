@@ -537,7 +537,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<R
       const ownerPid = Number(existsSync(ownerFile) ? readFileSync(ownerFile, 'utf8') : 0);
       const ownerAlive = ownerPid > 0 && ownerPid !== process.pid && isAlive(ownerPid);
       const port = Number(portLine);
-      const socketDir = socketLine ? socketLine : undefined;
+      const socketDir = socketLine || undefined;
       const url = serverUrl(password, port, socketDir, DATABASE_NAME);
       if (ownerAlive) {
         log(`joining the embedded PostgreSQL already running (pid ${pid})`);
@@ -565,8 +565,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<R
   } finally {
     await admin.end();
   }
-  const socket =
-    socketDir === undefined ? 'no Unix socket: its path would be too long' : `socket in ${socketDir}`;
+  const socket = socketDir === undefined ? 'no Unix socket for this folder' : `socket in ${socketDir}`;
   log(`embedded PostgreSQL listening on 127.0.0.1:${port}, ${socket} (data in ${clusterDir})`);
   return supervised(pid, port, socketDir);
 }
