@@ -21,8 +21,10 @@ function rsaKeys() {
 function baseCertificate(publicKey, days) {
   const cert = forge.pki.createCertificate();
   cert.publicKey = publicKey;
-  // Positive serial: a leading 0 hex digit keeps the DER integer positive.
-  cert.serialNumber = '0' + randomBytes(15).toString('hex');
+  // A positive serial in minimal DER: the first byte 0x01. ('0' + random hex made the first byte
+  // 0x00, and when the random part also began with 0x00 the certificate held a padded INTEGER that
+  // OpenSSL refuses: 'illegal padding', a bench that failed to start about once in 256.)
+  cert.serialNumber = '01' + randomBytes(15).toString('hex');
   cert.validity.notBefore = new Date(Date.now() - 60_000);
   cert.validity.notAfter = new Date(Date.now() + days * 86_400_000);
   return cert;
