@@ -1165,7 +1165,11 @@ async function sustainedFigure(targets) {
       value: round((to.count - from.count) / ((to.at - from.at) / 1000)),
       unit: 'deliveries/s',
       deliveries: to.count - from.count,
-      cpuMsPerDelivery: { service: cpu.msPerUnit.service, postgres: cpu.msPerUnit.postgres },
+      cpuMsPerDelivery: {
+        service: cpu.msPerUnit.service,
+        postgres: cpu.msPerUnit.postgres,
+        receiver: cpu.msPerUnit.receiver,
+      },
     };
   };
   await Promise.all([
@@ -1186,6 +1190,10 @@ async function sustainedFigure(targets) {
       `${published.toLocaleString('en-US')} deliveries to ${range.count} subscriptions`,
     `CPU per delivery, first → last: PostgreSQL ${first.cpuMsPerDelivery.postgres} → ${last.cpuMsPerDelivery.postgres} ms, ` +
       `service ${first.cpuMsPerDelivery.service} → ${last.cpuMsPerDelivery.service} ms`,
+    // Once its connections are open the receiver does the same work for every delivery: what its
+    // CPU per delivery does over minutes, the shared machine's speed does.
+    `the receiver's CPU per delivery (a control for the machine's speed), ` +
+      `first → last: ${first.cpuMsPerDelivery.receiver} → ${last.cpuMsPerDelivery.receiver} ms`,
     `webhook_jobs ${mb(bytesBefore.jobs)} → ${mb(bytesAfter.jobs)} MB, ${DELIVERIES_TABLE} ` +
       `${mb(bytesBefore.records)} → ${mb(bytesAfter.records)} MB (with indexes)`,
   ];
