@@ -1,4 +1,6 @@
 import { Webhook } from 'standardwebhooks';
+import type { Response } from 'supertest';
+import type { QueryRunner } from 'typeorm';
 import { DeliveryTrigger, UserRole, WebhookEvent } from '../src/common/reference/enums';
 import { Subscription } from '../src/subscriptions/subscription.entity';
 import {
@@ -391,20 +393,23 @@ describe('Partner tools: richer records, filters, resend, recover, test events (
       expect(await recordsOf(sub.id)).toHaveLength(1);
     });
 
-    it('is 409, not 202 with nothing queued, when the subscription is deactivated while the resend runs', async () => {
-      const hook = await receiver({ status: 500 });
-      const sub = await createSubscription(t, { tenant: partner.tenant, url: hook.url() });
-      await publish(partner.tenant);
-      const [record] = await settled(sub.id, 1);
-
-      // The outbox held: the resend reads the subscription (active), then its insert waits for the lock.
+    /**
+     * Runs `meanwhile` while the resend waits: the outbox held (the resend reads the subscription
+     * and the record, then its insert waits for the lock); `meanwhile` runs in the transaction that
+     * holds the lock, and commits with its release, before the insert runs. Returns the answer.
+     */
+    async function resendRacing(
+      sub: Subscription,
+      recordId: string,
+      meanwhile: (holder: QueryRunner) => Promise<unknown>,
+    ): Promise<Response> {
       const holder = t.dataSource.createQueryRunner();
       await holder.connect();
       try {
         await holder.startTransaction();
         await holder.query('LOCK TABLE webhook_jobs IN SHARE ROW EXCLUSIVE MODE');
         const answer = as(partner)
-          .post(`${base(sub)}/deliveries/${record.id}/resend`)
+          .post(`${base(sub)}/deliveries/${recordId}/resend`)
           .then((res) => res);
         for (let i = 0; ; i++) {
           // The resend's own statement (not a claim of the worker's) waiting for the lock.
@@ -416,19 +421,47 @@ describe('Partner tools: richer records, filters, resend, recover, test events (
           if (i === 200) throw new Error('the resend never reached the outbox');
           await sleep(25);
         }
-        // Deactivated meanwhile (committed before the insert runs).
-        await t.dataSource.query(`UPDATE subscriptions SET active = false WHERE id = $1`, [sub.id]);
+        await meanwhile(holder);
         await holder.commitTransaction();
-        const res = await answer;
-        expect(res.status).toBe(409);
-        expectErrorBody(res.body);
-        expect(res.body.message).toMatch(/not active/);
+        return await answer;
       } finally {
         if (holder.isTransactionActive) await holder.rollbackTransaction();
         await holder.release();
       }
+    }
+
+    it('is 409, not 202 with nothing queued, when the subscription is deactivated while the resend runs', async () => {
+      const hook = await receiver({ status: 500 });
+      const sub = await createSubscription(t, { tenant: partner.tenant, url: hook.url() });
+      await publish(partner.tenant);
+      const [record] = await settled(sub.id, 1);
+
+      const res = await resendRacing(sub, record.id, (holder) =>
+        holder.query(`UPDATE subscriptions SET active = false WHERE id = $1`, [sub.id]),
+      );
+      expect(res.status).toBe(409);
+      expectErrorBody(res.body);
+      expect(res.body.message).toMatch(/not active/);
       expect(await pendingJobs(t.dataSource, sub.id)).toBe(0);
       expect(await recordsOf(sub.id)).toHaveLength(1);
+    });
+
+    it('is 404, not 202 with nothing queued, when retention takes the record and its event while the resend runs', async () => {
+      const hook = await receiver({ status: 500 });
+      const sub = await createSubscription(t, { tenant: partner.tenant, url: hook.url() });
+      const eventId = await publish(partner.tenant);
+      const [record] = await settled(sub.id, 1);
+
+      // What a retention pass does to a record past RETENTION_DAYS: the record, then its event.
+      const res = await resendRacing(sub, record.id, async (holder) => {
+        await holder.query(`DELETE FROM webhook_deliveries WHERE id = $1`, [record.id]);
+        await holder.query(`DELETE FROM webhook_events WHERE id = $1`, [eventId]);
+      });
+      expect(res.status).toBe(404);
+      expectErrorBody(res.body);
+      expect(res.body.message).toBe('Delivery not found');
+      expect(await pendingJobs(t.dataSource, sub.id)).toBe(0);
+      expect(await recordsOf(sub.id)).toHaveLength(0);
     });
   });
 

@@ -102,7 +102,10 @@ export class PartnerToolsController {
     const subscription = await this.subscriptions.findVisible(user, id, subscriptionNotFound());
     const record = await this.deliveries.get(id, deliveryId);
     requireActive(subscription);
-    await this.enqueueAgain(user, id, [record.eventId], DeliveryTrigger.RESEND);
+    const queued = await this.enqueueAgain(user, id, [record.eventId], DeliveryTrigger.RESEND);
+    // Nothing queued for a subscription still active: an attempt is pending (202), unless retention
+    // took the record, and then its event, since it was read here (404).
+    if (queued === 0) await this.deliveries.get(id, deliveryId);
     return { eventId: Number(record.eventId), subscriptionId: id };
   }
 
