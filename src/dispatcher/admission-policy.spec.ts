@@ -1,4 +1,4 @@
-import { AdmissionKey, AdmissionPolicy } from './admission-policy';
+import { AdmissionKey, AdmissionPolicy, skipsSomeOwner } from './admission-policy';
 
 const UNRESPONSIVE_MS = 60_000;
 const NO_PREFETCH_MS = 60_000;
@@ -163,5 +163,28 @@ describe('AdmissionPolicy', () => {
     const later = policy.claimLimits(T0 + NO_PREFETCH_MS + 1);
     expect(later.subscriptions.limited).toEqual([2]);
     expect(later.subscriptions.room).toEqual([3]);
+  });
+
+  it('tells whether a claim skips an owner at its cap (subscription, host or tenant)', () => {
+    const policy = policyOf(8);
+    expect(skipsSomeOwner(policy.claimLimits(T0))).toBe(false);
+    const a = job(1, 'a.example.com', 'acme');
+    fill(policy, a, 2); // in flight: the subscription's cap, held: half its held cap
+    expect(skipsSomeOwner(policy.claimLimits(T0))).toBe(false);
+    policy.held(a);
+    policy.held(a); // held 4: twice the cap, nothing more is claimed for it
+    expect(policy.claimLimits(T0).subscriptions.saturated).toEqual([1]);
+    expect(skipsSomeOwner(policy.claimLimits(T0))).toBe(true);
+    policy.released(a);
+    expect(skipsSomeOwner(policy.claimLimits(T0))).toBe(false);
+    // A tenant at its held limit (14 of 16) with none of its subscriptions at theirs.
+    for (let id = 10; id < 24; id++) policy.held(job(id, `h${id}.example.com`, 'big'));
+    const limits = policy.claimLimits(T0);
+    expect([limits.subscriptions.saturated, limits.hosts.saturated, limits.tenants.saturated]).toEqual([
+      [],
+      [],
+      ['big'],
+    ]);
+    expect(skipsSomeOwner(limits)).toBe(true);
   });
 });

@@ -21,6 +21,11 @@ export interface ClaimLimits {
   tenants: ClaimRoom<string>;
 }
 
+/** Whether a claim within `limits` skips some owner at its cap, whose jobs may then be waiting. */
+export function skipsSomeOwner({ subscriptions, hosts, tenants }: ClaimLimits): boolean {
+  return subscriptions.saturated.length + hosts.saturated.length + tenants.saturated.length > 0;
+}
+
 /** Counts of jobs per owner, in flight and held (in flight + queued). */
 class Tally<K> {
   readonly inFlight = new Map<K, number>();

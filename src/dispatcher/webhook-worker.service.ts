@@ -4,7 +4,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@ne
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/configuration';
 import { MetricsService } from '../metrics/metrics.service';
-import { AdmissionPolicy } from './admission-policy';
+import { AdmissionPolicy, skipsSomeOwner } from './admission-policy';
 import { ClaimedJobsQueue } from './claimed-jobs.queue';
 import { CompletionWriter } from './completion-writer';
 import { InFlightDeliveries } from './in-flight-deliveries';
@@ -158,8 +158,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       const sendBy = performance.now() + ClaimedJobsQueue.MAX_WAIT_MS;
       let claimed: Awaited<ReturnType<WebhookJobsRepository['claimDue']>>;
       this.fresh = false; // this claim sees everything committed so far
+      const limits = this.policy.claimLimits(Date.now());
       try {
-        const limits = this.policy.claimLimits(Date.now());
         claimed = await this.jobs.claimDue({
           leaseMs: this.settings.leaseMs,
           instanceId: this.instanceId,
@@ -181,7 +181,9 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       this.drain();
       // Some owner ran out of room within the window: claim again, skipping it, to reach the others.
       const more = claimed.jobs.length === wanted || claimed.candidates > claimed.jobs.length;
-      this.backlog = more || this.queue.length > 0 || this.inFlight.size > 0;
+      // Else it took every due job of the owners with room: only owners it skipped (at their cap) may
+      // have jobs waiting for a finished delivery. New jobs wake the worker; expired leases, the sweep.
+      this.backlog = more || skipsSomeOwner(limits);
       if (more) this.claimWanted = true;
     }
   }

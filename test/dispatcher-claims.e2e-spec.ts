@@ -1,0 +1,62 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LicenceCreatedSuccessEvent } from '../src/dispatcher/events/licence-created-success.event';
+import { LicenceEventPublisher } from '../src/dispatcher/licence-event.publisher';
+import { ClaimResult, WebhookJobsRepository } from '../src/dispatcher/webhook-jobs.repository';
+import { createSubscription, licence, startDispatcherApp, waitForDeliveries } from './support/dispatcher';
+import { Receiver } from './support/receiver';
+import { testCa } from './support/test-ca';
+import type { TestApp } from './support/test-app';
+import { uniq } from './support/test-app';
+
+/**
+ * When the worker claims (contract section 6): a claim that took every due job of the owners with
+ * room is not followed by more claims as its deliveries finish, only by news (a publish) or the
+ * sweep. The claims are the real repository's, observed (jest.spyOn calls through).
+ */
+describe('Dispatcher: no claims in vain at the tail of a burst', () => {
+  const SUBSCRIPTIONS = 24;
+  let t: TestApp;
+  let receiver: Receiver | undefined;
+
+  beforeAll(async () => {
+    // 8 slots (2 per subscription, 14 held per tenant); a 10 s time-out puts the sweep 5 s apart.
+    t = await startDispatcherApp({ WEBHOOK_TIMEOUT_MS: '10000', WEBHOOK_CONCURRENCY: '8' });
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await t?.close();
+  });
+
+  it('claims nothing more once the last due jobs are taken, however many deliveries then finish', async () => {
+    // Each path answers after its own delay, so the deliveries in flight finish one by one.
+    receiver = await Receiver.start(testCa().server, (req: IncomingMessage, res: ServerResponse) => {
+      const n = Number(req.url?.split('/').pop());
+      setTimeout(() => res.writeHead(200).end('ok'), 20 + 15 * (n % 12));
+    });
+    const tenant = uniq('tenant');
+    const subs = [];
+    for (let i = 0; i < SUBSCRIPTIONS; i++) {
+      subs.push(await createSubscription(t, { tenant, url: receiver.url(`/hook/${i}`) }));
+    }
+    const jobs = t.app.get(WebhookJobsRepository);
+    const claims = jest.spyOn(jobs, 'claimDue');
+    try {
+      await t.app
+        .get(LicenceEventPublisher)
+        .publish(new LicenceCreatedSuccessEvent({ tenant, licence: licence() }));
+      for (const sub of subs) await waitForDeliveries(t.dataSource, sub.id, 1, 15_000);
+      const results = await Promise.all(claims.mock.results.map((r) => r.value as Promise<ClaimResult>));
+      const taken = results.reduce((sum, r) => sum + r.jobs.length, 0);
+      expect(taken).toBe(SUBSCRIPTIONS);
+      // In vain at most: the claim woken by the publish's own NOTIFY right after the first (the
+      // tenant then at its cap), the one that finds nothing due for anyone with room, and a sweep.
+      // Claiming on each finished delivery made one in vain for nearly every delivery of the last
+      // round of slots (14 of 20 claims).
+      const inVain = results.filter((r) => r.jobs.length === 0).length;
+      expect(inVain).toBeLessThanOrEqual(3);
+      expect(receiver.receipts).toHaveLength(SUBSCRIPTIONS);
+    } finally {
+      claims.mockRestore();
+    }
+  });
+});
