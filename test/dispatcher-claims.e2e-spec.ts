@@ -31,7 +31,7 @@ describe('Dispatcher: no claims in vain at the tail of a burst', () => {
     // Each path answers after its own delay, so the deliveries in flight finish one by one.
     receiver = await Receiver.start(testCa().server, (req: IncomingMessage, res: ServerResponse) => {
       const n = Number(req.url?.split('/').pop());
-      setTimeout(() => res.writeHead(200).end('ok'), 20 + 15 * (n % 12));
+      setTimeout(() => res.writeHead(200).end('ok'), 10 + 6 * (n % 12));
     });
     const tenant = uniq('tenant');
     const subs = [];
@@ -46,8 +46,10 @@ describe('Dispatcher: no claims in vain at the tail of a burst', () => {
         .publish(new LicenceCreatedSuccessEvent({ tenant, licence: licence() }));
       for (const sub of subs) await waitForDeliveries(t.dataSource, sub.id, 1, 15_000);
       const results = await Promise.all(claims.mock.results.map((r) => r.value as Promise<ClaimResult>));
+      // A job claimed ahead that waited past its limit for a slot (a loaded machine) is handed back
+      // unsent and taken again: more than one take per delivery, never fewer.
       const taken = results.reduce((sum, r) => sum + r.jobs.length, 0);
-      expect(taken).toBe(SUBSCRIPTIONS);
+      expect(taken).toBeGreaterThanOrEqual(SUBSCRIPTIONS);
       // In vain at most: the claim woken by the publish's own NOTIFY right after the first (the
       // tenant then at its cap), the one that finds nothing due for anyone with room, and a sweep.
       // Claiming on each finished delivery made one in vain for nearly every delivery of the last
