@@ -1160,16 +1160,12 @@ async function sustainedFigure(targets) {
     const from = { at: now(), count: await receivedCount() };
     await sleep(from.at + windowS * 1000 - now());
     const to = { at: now(), count: await receivedCount() };
-    const cpu = stop(to.count - from.count);
+    const { service, postgres, receiver } = stop(to.count - from.count).msPerUnit;
     windows[which] = {
       value: round((to.count - from.count) / ((to.at - from.at) / 1000)),
       unit: 'deliveries/s',
       deliveries: to.count - from.count,
-      cpuMsPerDelivery: {
-        service: cpu.msPerUnit.service,
-        postgres: cpu.msPerUnit.postgres,
-        receiver: cpu.msPerUnit.receiver,
-      },
+      cpuMsPerDelivery: { service, postgres, receiver },
     };
   };
   await Promise.all([
