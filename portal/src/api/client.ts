@@ -1,5 +1,5 @@
 import createClient from 'openapi-fetch';
-import type { Middleware } from 'openapi-fetch';
+import type { Client, Middleware } from 'openapi-fetch';
 import { ApiError } from './errors';
 import type { paths } from './schema.gen';
 import type { DeliveryFilters, SubscriptionBody, SubscriptionListParams, WebhookEvent } from './types';
@@ -58,14 +58,12 @@ function sessionToken(options: ApiClientOptions): Middleware {
 const PAGE_SIZE = 20;
 const orUndefined = (text: string) => text || undefined;
 
-export function createApiClient(options: ApiClientOptions) {
-  const baseUrl = options.baseUrl ?? '';
-  const send = options.fetch ?? ((request: Request) => globalThis.fetch(request));
-  const http = createClient<paths>({ baseUrl, fetch: send, headers: { Accept: 'application/hal+json' } });
-  http.use(sessionToken(options));
-  const byId = (id: number) => ({ params: { path: { id } } });
-  const byDelivery = (id: number, deliveryId: number) => ({ params: { path: { id, deliveryId } } });
+type Http = Client<paths>;
 
+const byId = (id: number) => ({ params: { path: { id } } });
+const byDelivery = (id: number, deliveryId: number) => ({ params: { path: { id, deliveryId } } });
+
+function sessionCalls(http: Http, baseUrl: string, send: (request: Request) => Promise<Response>) {
   return {
     login: (email: string, password: string) =>
       answer(http.POST('/auth/login', { body: { email, password } })),
@@ -90,7 +88,11 @@ export function createApiClient(options: ApiClientOptions) {
       const page = await answer(http.GET('/admin/users', { params: { query: { size: 100, sort: ['id'] } } }));
       return [...new Set(page.content.map((u) => u.tenant))].sort();
     },
+  };
+}
 
+function subscriptionCalls(http: Http) {
+  return {
     subscriptions: ({ index, active, page, tenant }: SubscriptionListParams) => {
       const shared = { page, size: PAGE_SIZE, tenant: orUndefined(tenant) };
       // The active list takes no `index` (the published spec): a name search is on the full list.
@@ -120,7 +122,11 @@ export function createApiClient(options: ApiClientOptions) {
 
     rotateSecret: (id: number) =>
       answer(http.POST('/webhooks/subscriptions/{id}/secret/rotate', { ...byId(id), body: {} })),
+  };
+}
 
+function deliveryCalls(http: Http) {
+  return {
     sendTest: (id: number, eventType: WebhookEvent) =>
       answer(http.POST('/webhooks/subscriptions/{id}/test', { ...byId(id), body: { eventType } })),
 
@@ -142,6 +148,14 @@ export function createApiClient(options: ApiClientOptions) {
     recover: (id: number, since: string) =>
       answer(http.POST('/webhooks/subscriptions/{id}/recover', { ...byId(id), body: { since } })),
   };
+}
+
+export function createApiClient(options: ApiClientOptions) {
+  const baseUrl = options.baseUrl ?? '';
+  const send = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const http = createClient<paths>({ baseUrl, fetch: send, headers: { Accept: 'application/hal+json' } });
+  http.use(sessionToken(options));
+  return { ...sessionCalls(http, baseUrl, send), ...subscriptionCalls(http), ...deliveryCalls(http) };
 }
 
 export type ApiClient = ReturnType<typeof createApiClient>;

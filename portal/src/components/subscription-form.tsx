@@ -28,6 +28,12 @@ interface Draft {
   headerValue: string;
 }
 
+interface FieldsProps {
+  draft: Draft;
+  edit: (changes: Partial<Draft>) => void;
+  existing?: Subscription;
+}
+
 /** 'keep' with the same name sends no value: the stored one stays (contract section 5). */
 const sendsHeaderValue = (d: Draft, existing?: Subscription) =>
   d.headerChoice === 'set' || (d.headerChoice === 'keep' && d.headerName.trim() !== existing?.headerName);
@@ -48,15 +54,7 @@ function toRequest(d: Draft, existing: Subscription | undefined, admin: boolean)
   return body;
 }
 
-function HeaderFields({
-  draft,
-  edit,
-  existing,
-}: {
-  draft: Draft;
-  edit: (c: Partial<Draft>) => void;
-  existing?: Subscription;
-}) {
+function HeaderFields({ draft, edit, existing }: FieldsProps) {
   return (
     <fieldset>
       <legend>Custom header (optional, sent with every delivery)</legend>
@@ -103,26 +101,25 @@ function HeaderFields({
   );
 }
 
-/** Create (no `existing`) or edit a subscription; saved, it opens the subscription's page. */
-export function SubscriptionForm({ existing }: { existing?: Subscription }) {
+const initialDraft = (existing: Subscription | undefined, tenant: string): Draft => ({
+  name: existing?.name ?? '',
+  url: existing?.url ?? '',
+  description: existing?.description ?? '',
+  events: existing?.events ?? [...EVENT_TYPES],
+  active: existing?.active ?? true,
+  tenant,
+  headerName: existing?.headerName ?? '',
+  headerChoice: existing?.headerName ? 'keep' : 'set',
+  headerValue: '',
+});
+
+/** Saves the draft (POST or PUT), then opens the subscription's page. */
+function useSave(draft: Draft, existing: Subscription | undefined) {
   const api = useApi();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
-  const { tenant } = useSession();
   const admin = useIsAdministrator();
-  const [draft, setDraft] = useState<Draft>({
-    name: existing?.name ?? '',
-    url: existing?.url ?? '',
-    description: existing?.description ?? '',
-    events: existing?.events ?? [...EVENT_TYPES],
-    active: existing?.active ?? true,
-    tenant,
-    headerName: existing?.headerName ?? '',
-    headerChoice: existing?.headerName ? 'keep' : 'set',
-    headerValue: '',
-  });
-  const edit = (changes: Partial<Draft>) => setDraft((d) => ({ ...d, ...changes }));
-  const save = useMutation({
+  return useMutation({
     mutationFn: () => {
       const body = toRequest(draft, existing, admin);
       return existing ? api.updateSubscription(existing.id, body) : api.createSubscription(body);
@@ -133,15 +130,14 @@ export function SubscriptionForm({ existing }: { existing?: Subscription }) {
       await queryClient.invalidateQueries({ queryKey: queryKeys.subscriptionLists });
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    save.mutate();
-  };
+}
+
+function MainFields({ draft, edit, existing }: FieldsProps) {
+  const admin = useIsAdministrator();
   const toggleEvent = (type: WebhookEvent, on: boolean) =>
     edit({ events: on ? [...draft.events, type] : draft.events.filter((t) => t !== type) });
-
   return (
-    <form onSubmit={submit} className="narrow">
+    <>
       <label htmlFor="sub-name">Name</label>
       <input
         id="sub-name"
@@ -191,6 +187,23 @@ export function SubscriptionForm({ existing }: { existing?: Subscription }) {
           <input id="sub-tenant" value={draft.tenant} onChange={(e) => edit({ tenant: e.target.value })} />
         </>
       )}
+    </>
+  );
+}
+
+/** Create (no `existing`) or edit a subscription; saved, it opens the subscription's page. */
+export function SubscriptionForm({ existing }: { existing?: Subscription }) {
+  const { tenant } = useSession();
+  const [draft, setDraft] = useState(() => initialDraft(existing, tenant));
+  const edit = (changes: Partial<Draft>) => setDraft((d) => ({ ...d, ...changes }));
+  const save = useSave(draft, existing);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate();
+  };
+  return (
+    <form onSubmit={submit} className="narrow">
+      <MainFields draft={draft} edit={edit} existing={existing} />
       <HeaderFields draft={draft} edit={edit} existing={existing} />
       <div className="actions">
         <button type="submit" className="primary" disabled={save.isPending || save.isSuccess}>

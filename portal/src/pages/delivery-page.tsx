@@ -1,4 +1,5 @@
 import { Link, useParams } from 'react-router';
+import type { DeliveryDetail } from '../api/types';
 import { AttemptStatus } from '../components/attempt-status';
 import { ErrorMessage } from '../components/error-message';
 import { NotFound } from '../components/not-found';
@@ -18,6 +19,31 @@ export function DeliveryPage() {
   return <DeliveryView id={id} deliveryId={deliveryId} key={`${id}/${deliveryId}`} />;
 }
 
+function DeliveryDetails({ d }: { d: DeliveryDetail }) {
+  return (
+    <dl className="details">
+      <dt>Status</dt>
+      <dd>
+        <span className={d.status === 'SUCCESS' ? 'badge ok' : 'badge failed'}>{d.status}</span>
+      </dd>
+      <dt>Event type</dt>
+      <dd>{d.eventType}</dd>
+      <dt>Trigger</dt>
+      <dd>{d.trigger}</dd>
+      <dt>Event id (webhook-id)</dt>
+      <dd className="url">{d.eventId}</dd>
+      <dt>Sent at</dt>
+      <dd>{formatTime(d.sentAt)}</dd>
+      <dt>Duration</dt>
+      <dd>{d.durationMs !== null ? `${d.durationMs} ms` : 'nothing was sent'}</dd>
+      <dt>HTTP status</dt>
+      <dd>{d.httpStatusCode ?? 'no answer'}</dd>
+      <dt>Error</dt>
+      <dd>{d.errorMessage ?? 'none'}</dd>
+    </dl>
+  );
+}
+
 /** One attempt: what was sent, what came back, how long it took; resend. */
 function DeliveryView({ id, deliveryId }: { id: number; deliveryId: number }) {
   const api = useApi();
@@ -33,26 +59,7 @@ function DeliveryView({ id, deliveryId }: { id: number; deliveryId: number }) {
       <ErrorMessage error={error} />
       {d && (
         <>
-          <dl className="details">
-            <dt>Status</dt>
-            <dd>
-              <span className={d.status === 'SUCCESS' ? 'badge ok' : 'badge failed'}>{d.status}</span>
-            </dd>
-            <dt>Event type</dt>
-            <dd>{d.eventType}</dd>
-            <dt>Trigger</dt>
-            <dd>{d.trigger}</dd>
-            <dt>Event id (webhook-id)</dt>
-            <dd className="url">{d.eventId}</dd>
-            <dt>Sent at</dt>
-            <dd>{formatTime(d.sentAt)}</dd>
-            <dt>Duration</dt>
-            <dd>{d.durationMs !== null ? `${d.durationMs} ms` : 'nothing was sent'}</dd>
-            <dt>HTTP status</dt>
-            <dd>{d.httpStatusCode ?? 'no answer'}</dd>
-            <dt>Error</dt>
-            <dd>{d.errorMessage ?? 'none'}</dd>
-          </dl>
+          <DeliveryDetails d={d} />
           <div className="actions">
             <button type="button" onClick={() => watch.start(() => api.resend(id, deliveryId))}>
               Resend this delivery

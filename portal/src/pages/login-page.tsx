@@ -8,6 +8,16 @@ import { ErrorMessage } from '../components/error-message';
 import { useDocumentTitle } from '../hooks/use-document-title';
 import { useApi, useSession } from '../hooks/use-session';
 
+/** A 401 at login is the credentials (or a disabled account), not an expired session. */
+function LoginError({ error }: { error: unknown }) {
+  if (!(error instanceof ApiError && error.status === 401)) return <ErrorMessage error={error} />;
+  return (
+    <p className="error" role="alert">
+      Wrong e-mail or password, or the account is disabled.
+    </p>
+  );
+}
+
 export function LoginPage() {
   const api = useApi();
   const { session, login, notice } = useSession();
@@ -61,13 +71,7 @@ export function LoginPage() {
           Log in
         </button>
       </form>
-      {signIn.error instanceof ApiError && signIn.error.status === 401 ? (
-        <p className="error" role="alert">
-          Wrong e-mail or password, or the account is disabled.
-        </p>
-      ) : (
-        <ErrorMessage error={signIn.error} />
-      )}
+      <LoginError error={signIn.error} />
     </div>
   );
 }

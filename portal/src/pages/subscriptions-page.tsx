@@ -10,21 +10,45 @@ import { useIsAdministrator, useSession } from '../hooks/use-session';
 import { useSubscriptionActions } from '../hooks/use-subscription-actions';
 import { useSubscriptionList } from '../hooks/use-subscriptions';
 
+type Search = { index: string; active: ActiveFilter };
+
+function SearchForm({ onSearch }: { onSearch: (search: Search) => void }) {
+  const [index, setIndex] = useState('');
+  const [active, setActive] = useState<ActiveFilter>('');
+  const search = (event: FormEvent) => {
+    event.preventDefault();
+    onSearch({ index: index.trim(), active });
+  };
+  return (
+    <form className="filters" onSubmit={search} aria-label="Search subscriptions">
+      <div>
+        <label htmlFor="search-index">Name contains</label>
+        <input id="search-index" type="search" value={index} onChange={(e) => setIndex(e.target.value)} />
+      </div>
+      <div>
+        <label htmlFor="search-active">State</label>
+        <select id="search-active" value={active} onChange={(e) => setActive(e.target.value as ActiveFilter)}>
+          <option value="">Active and inactive</option>
+          <option value="true">Active only</option>
+          <option value="false">Inactive only</option>
+        </select>
+      </div>
+      <button type="submit">Search</button>
+    </form>
+  );
+}
+
 export function SubscriptionsPage() {
   const { tenant } = useSession();
   const admin = useIsAdministrator();
-  const [index, setIndex] = useState('');
-  const [active, setActive] = useState<ActiveFilter>('');
-  const [applied, setApplied] = useState<{ index: string; active: ActiveFilter }>({ index: '', active: '' });
+  const [applied, setApplied] = useState<Search>({ index: '', active: '' });
   const [page, setPage] = useState(0);
   const list = useSubscriptionList({ ...applied, page, tenant: admin ? tenant : '' });
   const actions = useSubscriptionActions();
   useDocumentTitle('Subscriptions');
-
-  const search = (event: FormEvent) => {
-    event.preventDefault();
+  const search = (next: Search) => {
     setPage(0);
-    setApplied({ index: index.trim(), active });
+    setApplied(next);
   };
 
   return (
@@ -35,25 +59,7 @@ export function SubscriptionsPage() {
           New subscription
         </Link>
       </p>
-      <form className="filters" onSubmit={search} aria-label="Search subscriptions">
-        <div>
-          <label htmlFor="search-index">Name contains</label>
-          <input id="search-index" type="search" value={index} onChange={(e) => setIndex(e.target.value)} />
-        </div>
-        <div>
-          <label htmlFor="search-active">State</label>
-          <select
-            id="search-active"
-            value={active}
-            onChange={(e) => setActive(e.target.value as ActiveFilter)}
-          >
-            <option value="">Active and inactive</option>
-            <option value="true">Active only</option>
-            <option value="false">Inactive only</option>
-          </select>
-        </div>
-        <button type="submit">Search</button>
-      </form>
+      <SearchForm onSearch={search} />
       {applied.active && applied.index && (
         <p className="hint">
           The name filter applies to the list of every state only; the state filter is shown.

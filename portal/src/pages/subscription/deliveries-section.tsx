@@ -25,17 +25,20 @@ const toFilters = (draft: FilterDraft): DeliveryFilters => ({
   until: localInputToIso(draft.until),
 });
 
-export function DeliveriesSection({ id }: { id: number }) {
+/** The filters as typed; applied (with Apply filters) they choose the records listed. */
+function FilterForm({
+  onApply,
+  onRefresh,
+}: {
+  onApply: (filters: DeliveryFilters) => void;
+  onRefresh: () => void;
+}) {
   const [draft, setDraft] = useState(EMPTY_FILTERS);
-  const [filters, setFilters] = useState<DeliveryFilters>({});
-  const [page, setPage] = useState(0);
-  const list = useDeliveryList(id, filters, page);
   const set = (field: keyof FilterDraft) => (e: { target: { value: string } }) =>
     setDraft((d) => ({ ...d, [field]: e.target.value }));
   const apply = (event: FormEvent) => {
     event.preventDefault();
-    setPage(0);
-    setFilters(toFilters(draft));
+    onApply(toFilters(draft));
   };
   const choice = (field: 'status' | 'eventType' | 'trigger', label: string, values: readonly string[]) => (
     <div>
@@ -49,27 +52,40 @@ export function DeliveriesSection({ id }: { id: number }) {
     </div>
   );
   return (
+    <form className="filters" onSubmit={apply} aria-label="Filter deliveries">
+      {choice('status', 'Status', DELIVERY_STATUSES)}
+      {choice('eventType', 'Event type', EVENT_TYPES)}
+      {choice('trigger', 'Trigger', TRIGGERS)}
+      <div>
+        <label htmlFor="filter-since">Sent since</label>
+        <input id="filter-since" type="datetime-local" value={draft.since} onChange={set('since')} />
+      </div>
+      <div>
+        <label htmlFor="filter-until">Sent before</label>
+        <input id="filter-until" type="datetime-local" value={draft.until} onChange={set('until')} />
+      </div>
+      <div className="actions">
+        <button type="submit">Apply filters</button>
+        <button type="button" onClick={onRefresh}>
+          Refresh
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function DeliveriesSection({ id }: { id: number }) {
+  const [filters, setFilters] = useState<DeliveryFilters>({});
+  const [page, setPage] = useState(0);
+  const list = useDeliveryList(id, filters, page);
+  const apply = (applied: DeliveryFilters) => {
+    setPage(0);
+    setFilters(applied);
+  };
+  return (
     <section aria-labelledby="deliveries-heading">
       <h2 id="deliveries-heading">Deliveries</h2>
-      <form className="filters" onSubmit={apply} aria-label="Filter deliveries">
-        {choice('status', 'Status', DELIVERY_STATUSES)}
-        {choice('eventType', 'Event type', EVENT_TYPES)}
-        {choice('trigger', 'Trigger', TRIGGERS)}
-        <div>
-          <label htmlFor="filter-since">Sent since</label>
-          <input id="filter-since" type="datetime-local" value={draft.since} onChange={set('since')} />
-        </div>
-        <div>
-          <label htmlFor="filter-until">Sent before</label>
-          <input id="filter-until" type="datetime-local" value={draft.until} onChange={set('until')} />
-        </div>
-        <div className="actions">
-          <button type="submit">Apply filters</button>
-          <button type="button" onClick={() => void list.refetch()}>
-            Refresh
-          </button>
-        </div>
-      </form>
+      <FilterForm onApply={apply} onRefresh={() => void list.refetch()} />
       <PagedList query={list} label="Deliveries" one="delivery" many="deliveries" onPage={setPage}>
         {(d) => (
           <li key={d.id} className="card delivery">

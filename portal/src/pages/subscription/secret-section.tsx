@@ -7,7 +7,7 @@ import { useApi } from '../../hooks/use-session';
 import { formatTime } from '../../utils/format';
 
 /** The signing secret: fetched only when revealed, and dropped from the cache when hidden. */
-export function SecretSection({ id }: { id: number }) {
+function useSigningSecret(id: number) {
   const api = useApi();
   const queryClient = useQueryClient();
   const [revealed, setRevealed] = useState(false);
@@ -25,13 +25,21 @@ export function SecretSection({ id }: { id: number }) {
       setRevealed(true);
     },
   });
-  const hide = () => {
-    setRevealed(false);
-    queryClient.removeQueries({ queryKey: queryKeys.secret(id) });
+  return {
+    key: revealed ? secret.data?.key : undefined,
+    reveal: () => setRevealed(true),
+    hide: () => {
+      setRevealed(false);
+      queryClient.removeQueries({ queryKey: queryKeys.secret(id) });
+    },
+    rotation,
+    error: secret.error ?? rotation.error,
   };
-  const key = revealed ? secret.data?.key : undefined;
-  const until = rotation.data?.previousKeyExpiresAt;
+}
 
+export function SecretSection({ id }: { id: number }) {
+  const { key, reveal, hide, rotation, error } = useSigningSecret(id);
+  const until = rotation.data?.previousKeyExpiresAt;
   return (
     <section aria-labelledby="secret-heading">
       <h2 id="secret-heading">Signing secret</h2>
@@ -53,7 +61,7 @@ export function SecretSection({ id }: { id: number }) {
             Hide secret
           </button>
         ) : (
-          <button type="button" onClick={() => setRevealed(true)}>
+          <button type="button" onClick={reveal}>
             Reveal secret
           </button>
         )}
@@ -70,7 +78,7 @@ export function SecretSection({ id }: { id: number }) {
             ? `The secret was rotated. The previous one keeps signing alongside it until ${formatTime(until)}.`
             : 'The secret was rotated.')}
       </StatusMessage>
-      <ErrorMessage error={secret.error ?? rotation.error} />
+      <ErrorMessage error={error} />
     </section>
   );
 }
