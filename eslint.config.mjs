@@ -1,8 +1,20 @@
 import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**', '*.config.js', '*.config.mjs'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.data/**',
+      'coverage/**',
+      '*.config.js',
+      '*.config.mjs',
+      // Generated from the OpenAPI document (npm run build:portal-api).
+      'portal/src/api/schema.gen.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -44,4 +56,6 @@ export default tseslint.config(
       ],
     },
   },
+  // The portal: the Rules of Hooks and the React Compiler's checks (purity, refs, state in effects).
+  { files: ['portal/src/**/*.{ts,tsx}'], ...reactHooks.configs.flat.recommended },
 );

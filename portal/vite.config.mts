@@ -12,6 +12,13 @@ export default defineConfig({
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },
     sourcemap: false,
+    rollupOptions: {
+      // react-router and TanStack Query mark their modules "use client" for React Server Components,
+      // which a browser-only bundle has no use for: the warning for each says nothing here.
+      onwarn(warning, warn) {
+        if (warning.code !== 'MODULE_LEVEL_DIRECTIVE') warn(warning);
+      },
+    },
   },
   oxc: { jsx: { runtime: 'automatic' } },
 });

@@ -20,6 +20,8 @@ const mode = browserMode();
 if (mode === 'skip') process.stderr.write(`portal browser tests SKIPPED: ${HOW_TO_GET_CHROMIUM}\n`);
 
 const UI_TIMEOUT = 20_000;
+/** Not the default 24 hours: the portal says the overlap the service has. */
+const SECRET_OVERLAP_MS = 90 * 60_000;
 /** In the page: the focused control's label (or text) and its outline style. */
 const FOCUSED = `(() => {
   const el = document.activeElement;
@@ -111,7 +113,7 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
   beforeAll(async () => {
     portalDir = await buildPortal();
     t = await startDispatcherApp(
-      { WEBHOOK_TIMEOUT_MS: '5000' },
+      { WEBHOOK_TIMEOUT_MS: '5000', WEBHOOK_SECRET_OVERLAP_MS: String(SECRET_OVERLAP_MS) },
       { configure: (builder) => builder.overrideProvider(PORTAL_DIR).useValue(portalDir) },
     );
     receiver = await Receiver.start(testCa().server, { status: 200 });
@@ -268,8 +270,18 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
     await page.getByRole('button', { name: 'Cancel' }).click();
     expect(await secret.textContent()).toBe(first);
     await page.getByRole('button', { name: 'Rotate secret' }).click();
+    const rotatedAt = Date.now();
     await page.getByRole('button', { name: 'Yes, rotate it' }).click();
     await status(page, /secret was rotated/).waitFor();
+    const rotated = await status(page, /secret was rotated/).textContent();
+    const until = /keeps signing alongside it until (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) UTC/.exec(rotated ?? '');
+    expect({
+      rotated,
+      overlapMinutes: until && Math.round((Date.parse(`${until[1]}Z`) - rotatedAt) / 60_000),
+    }).toEqual({
+      rotated,
+      overlapMinutes: SECRET_OVERLAP_MS / 60_000,
+    });
     const second = await secret.textContent();
     expect(second).toMatch(/^whsec_/);
     expect(second).not.toBe(first);
@@ -384,8 +396,11 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
   it('logs out: the token leaves session storage and was never in a URL', async () => {
     const token = await page.evaluate<string | null>("sessionStorage.getItem('portal.session')");
     expect(token).toBeTruthy();
+    const loggedOut = page.waitForRequest((r) => r.method() === 'POST' && r.url() === `${t.url}/auth/logout`);
     await page.getByRole('button', { name: 'Log out' }).click();
     await heading(page, /Log in/).waitFor();
+    // The service is told (contract section 8), with the token being forgotten.
+    expect((await loggedOut).headers().authorization).toBe(`Bearer ${JSON.parse(token!).token}`);
     expect(await page.evaluate<number>('sessionStorage.length')).toBe(0);
     const jwt = JSON.parse(token!).token as string;
     expect(requestedUrls.filter((u) => u.includes(jwt) || /token=/i.test(u))).toEqual([]);

@@ -168,9 +168,15 @@ describe('Signing secrets and Standard Webhooks signatures (contract section 9)'
     const sub = await subscribe(partner, hook.url());
     const oldKey = await getSecret(sub.id);
 
+    const rotatedAt = Date.now();
     const res = await rotate(sub.id).expect(200);
     expect(res.headers['content-type']).toBe(HAL);
-    expect(Object.keys(res.body)).toEqual(['key']);
+    expect(Object.keys(res.body)).toEqual(['key', 'previousKeyExpiresAt']);
+    // The overlap (WEBHOOK_SECRET_OVERLAP_MS, 24 hours by default) as the service counted it.
+    const expiresAt = Date.parse(res.body.previousKeyExpiresAt);
+    expect(res.body.previousKeyExpiresAt).toBe(new Date(expiresAt).toISOString());
+    expect(expiresAt - rotatedAt).toBeGreaterThan(86_400_000 - 60_000);
+    expect(expiresAt - rotatedAt).toBeLessThan(86_400_000 + 60_000);
     const newKey = res.body.key as string;
     secretsSeen.push(newKey);
     expect(newKey).toMatch(KEY);

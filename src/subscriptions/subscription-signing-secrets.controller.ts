@@ -6,6 +6,7 @@ import { Roles } from '../auth/decorators/roles.decorator';
 import { ApiErrors } from '../common/openapi/decorators';
 import { UserRole } from '../common/reference/enums';
 import {
+  RotatedSigningSecretResponse,
   RotateSigningSecretDto,
   SigningSecretResponse,
   SIGNING_SECRET_EXAMPLE,
@@ -63,7 +64,10 @@ export class SubscriptionSigningSecretsController {
       given: { summary: 'A secret of your own', value: { key: SIGNING_SECRET_EXAMPLE } },
     },
   })
-  @ApiOkResponse({ type: SigningSecretResponse, description: 'The new signing secret' })
+  @ApiOkResponse({
+    type: RotatedSigningSecretResponse,
+    description: 'The new signing secret, and when the previous one stops signing',
+  })
   @ApiErrors(
     [400, 'Invalid id, `key` not whsec_ and the base64 of 24 to 64 bytes, unknown field, malformed JSON'],
     401,
@@ -79,7 +83,8 @@ export class SubscriptionSigningSecretsController {
     @CurrentUser() user: AuthenticatedUser,
     @Param('id', SubscriptionIdPipe) id: number,
     @Body() body: RotateSigningSecretDto, // undefined without a body
-  ): Promise<SigningSecretResponse> {
-    return { key: await this.signingSecrets.rotate(user, id, body?.key ?? undefined) };
+  ): Promise<RotatedSigningSecretResponse> {
+    const rotated = await this.signingSecrets.rotate(user, id, body?.key ?? undefined);
+    return { key: rotated.key, previousKeyExpiresAt: rotated.previousKeyExpiresAt?.toISOString() ?? null };
   }
 }

@@ -48,24 +48,29 @@ export class SubscriptionSigningSecrets {
 
   /**
    * Makes `key` (validated already) or a generated secret the signing secret; the one it replaces
-   * keeps signing for WEBHOOK_SECRET_OVERLAP_MS. Returns the new secret.
+   * keeps signing for WEBHOOK_SECRET_OVERLAP_MS. Returns the new secret and when the previous one
+   * stops signing (null when there was none).
    */
-  async rotate(user: AuthenticatedUser, id: number, key: string = generateSigningSecret()): Promise<string> {
+  async rotate(
+    user: AuthenticatedUser,
+    id: number,
+    key: string = generateSigningSecret(),
+  ): Promise<{ key: string; previousKeyExpiresAt: Date | null }> {
     const overlapMs = this.config.getOrThrow('webhook', { infer: true }).secretOverlapMs;
     const where = visibleTo(user).add((p) => `id = ${p}`, id);
     const n = where.params.length;
     // One statement: SET expressions see the row as it was, so the old secret moves over unread.
-    const rows = await this.statements.query<{ id: number }>(
+    const rows = await this.statements.query<{ until: Date | null }>(
       `UPDATE subscriptions SET
          previous_signing_secret_encrypted = signing_secret_encrypted,
          previous_signing_secret_until = CASE WHEN signing_secret_encrypted IS NOT NULL
            THEN now() + $${n + 2} * interval '1 millisecond' END,
          signing_secret_encrypted = $${n + 1}
        ${where.where}
-       RETURNING id`,
+       RETURNING previous_signing_secret_until AS until`,
       [...where.params, this.secretBox.encrypt(key), overlapMs],
     );
-    return rows.length > 0 ? key : this.notFound(id);
+    return rows.length > 0 ? { key, previousKeyExpiresAt: rows[0].until } : this.notFound(id);
   }
 
   /**

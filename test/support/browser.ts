@@ -55,10 +55,14 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
-/** Builds the portal as `npm run build` does, into a folder of its own (dist/ is left alone). */
+/**
+ * Builds the portal as `npm run build` does, into a folder of its own (dist/portal is left alone):
+ * its API client first, generated from the service's OpenAPI document.
+ */
 export async function buildPortal(): Promise<string> {
   const outDir = await mkdtemp(join(tmpdir(), 'pis-portal-build-'));
   const root = join(__dirname, '..', '..');
+  execFileSync('npm', ['run', '-s', 'build:portal-api'], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
   execFileSync(
     process.execPath,
     [

@@ -61,3 +61,20 @@ export class SigningSecretResponse {
   })
   key: string;
 }
+
+/** POST …/secret/rotate: the new secret, and the end of the overlap (the portal shows it). */
+@ApiSchema({
+  name: 'RotatedSigningSecret',
+  description: 'The new signing secret, and until when the one it replaced keeps signing alongside it.',
+})
+export class RotatedSigningSecretResponse extends SigningSecretResponse {
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: '2026-11-22T10:00:00.000Z',
+    description:
+      'When the previous secret stops signing: now + WEBHOOK_SECRET_OVERLAP_MS (UTC). Null when there was no previous secret.',
+  })
+  previousKeyExpiresAt: string | null;
+}

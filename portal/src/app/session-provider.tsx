@@ -1,0 +1,56 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import type { ReactNode } from 'react';
+import { createApiClient } from '../api/client';
+import { ApiContext, SessionContext } from '../hooks/use-session';
+import type { SessionContextValue } from '../hooks/use-session';
+import { loadSession, loadTenant, saveSession, saveTenant } from '../utils/session-storage';
+import type { Session } from '../utils/session-storage';
+
+/** The session (token and user, in sessionStorage), the administrator's tenant, and the API client. */
+export function SessionProvider({ children }: { children: ReactNode }) {
+  const queryClient = useQueryClient();
+  const [session, setSession] = useState<Session | undefined>(loadSession);
+  const [tenant, setTenantState] = useState(loadTenant);
+  const [notice, setNotice] = useState<string>();
+
+  const [end] = useState(() => (why?: string) => {
+    saveSession(undefined);
+    setSession(undefined);
+    setTenantState('');
+    setNotice(why);
+    // Nothing one user saw stays for the next one in this tab.
+    queryClient.clear();
+  });
+  const [api] = useState(() =>
+    createApiClient({
+      token: () => loadSession()?.token,
+      onUnauthorized: () => end('Your session has expired: log in again.'),
+    }),
+  );
+
+  const context: SessionContextValue = {
+    session,
+    tenant,
+    notice,
+    setTenant: (t) => {
+      saveTenant(t);
+      setTenantState(t);
+    },
+    login: (s) => {
+      saveSession(s);
+      setSession(s);
+      setNotice(undefined);
+    },
+    logout: () => {
+      if (session) void api.logout(session.token);
+      end();
+    },
+  };
+
+  return (
+    <ApiContext.Provider value={api}>
+      <SessionContext.Provider value={context}>{children}</SessionContext.Provider>
+    </ApiContext.Provider>
+  );
+}

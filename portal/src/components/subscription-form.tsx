@@ -1,0 +1,219 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import type { FormEvent } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { queryKeys } from '../api/query-keys';
+import { EVENT_TYPES } from '../api/types';
+import type { Subscription, SubscriptionBody, WebhookEvent } from '../api/types';
+import { useApi, useIsAdministrator, useSession } from '../hooks/use-session';
+import { ErrorMessage } from './error-message';
+
+/** What happens to the custom header's value on save (it is write-only: never shown). */
+type HeaderChoice = 'keep' | 'set' | 'clear';
+const HEADER_CHOICES: Array<[HeaderChoice, string]> = [
+  ['keep', 'Keep the current header (its value is never shown)'],
+  ['set', 'Set a new value'],
+  ['clear', 'Remove the custom header'],
+];
+
+interface Draft {
+  name: string;
+  url: string;
+  description: string;
+  events: WebhookEvent[];
+  active: boolean;
+  tenant: string;
+  headerName: string;
+  headerChoice: HeaderChoice;
+  headerValue: string;
+}
+
+interface FieldsProps {
+  draft: Draft;
+  edit: (changes: Partial<Draft>) => void;
+  existing?: Subscription;
+}
+
+/** 'keep' with the same name sends no value: the stored one stays (contract section 5). */
+const sendsHeaderValue = (d: Draft, existing?: Subscription) =>
+  d.headerChoice === 'set' || (d.headerChoice === 'keep' && d.headerName.trim() !== existing?.headerName);
+
+function toRequest(d: Draft, existing: Subscription | undefined, admin: boolean): SubscriptionBody {
+  const body: SubscriptionBody = {
+    name: d.name.trim(),
+    url: d.url.trim(),
+    events: d.events,
+    active: d.active,
+  };
+  if (d.description.trim()) body.description = d.description.trim();
+  if (d.headerChoice !== 'clear' && d.headerName.trim()) {
+    body.headerName = d.headerName.trim();
+    if (sendsHeaderValue(d, existing)) body.headerValue = d.headerValue;
+  }
+  if (!existing && admin && d.tenant.trim()) body.tenant = d.tenant.trim();
+  return body;
+}
+
+function HeaderFields({ draft, edit, existing }: FieldsProps) {
+  return (
+    <fieldset>
+      <legend>Custom header (optional, sent with every delivery)</legend>
+      {existing?.headerName && (
+        <div role="radiogroup" aria-label="Custom header value">
+          {HEADER_CHOICES.map(([choice, label]) => (
+            <label className="check" key={choice}>
+              <input
+                type="radio"
+                name="header-choice"
+                checked={draft.headerChoice === choice}
+                onChange={() => edit({ headerChoice: choice })}
+              />
+              {label}
+            </label>
+          ))}
+        </div>
+      )}
+      {draft.headerChoice !== 'clear' && (
+        <>
+          <label htmlFor="sub-header-name">Header name</label>
+          <input
+            id="sub-header-name"
+            maxLength={255}
+            value={draft.headerName}
+            onChange={(e) => edit({ headerName: e.target.value })}
+          />
+        </>
+      )}
+      {sendsHeaderValue(draft, existing) && (
+        <>
+          <label htmlFor="sub-header-value">Header value</label>
+          <input
+            id="sub-header-value"
+            type="password"
+            autoComplete="off"
+            maxLength={255}
+            value={draft.headerValue}
+            onChange={(e) => edit({ headerValue: e.target.value })}
+          />
+        </>
+      )}
+    </fieldset>
+  );
+}
+
+const initialDraft = (existing: Subscription | undefined, tenant: string): Draft => ({
+  name: existing?.name ?? '',
+  url: existing?.url ?? '',
+  description: existing?.description ?? '',
+  events: existing?.events ?? [...EVENT_TYPES],
+  active: existing?.active ?? true,
+  tenant,
+  headerName: existing?.headerName ?? '',
+  headerChoice: existing?.headerName ? 'keep' : 'set',
+  headerValue: '',
+});
+
+/** Saves the draft (POST or PUT), then opens the subscription's page. */
+function useSave(draft: Draft, existing: Subscription | undefined) {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const admin = useIsAdministrator();
+  return useMutation({
+    mutationFn: () => {
+      const body = toRequest(draft, existing, admin);
+      return existing ? api.updateSubscription(existing.id, body) : api.createSubscription(body);
+    },
+    onSuccess: async (saved) => {
+      queryClient.setQueryData(queryKeys.subscription(saved.id), saved);
+      await navigate(`/subscriptions/${saved.id}`);
+      await queryClient.invalidateQueries({ queryKey: queryKeys.subscriptionLists });
+    },
+  });
+}
+
+function MainFields({ draft, edit, existing }: FieldsProps) {
+  const admin = useIsAdministrator();
+  const toggleEvent = (type: WebhookEvent, on: boolean) =>
+    edit({ events: on ? [...draft.events, type] : draft.events.filter((t) => t !== type) });
+  return (
+    <>
+      <label htmlFor="sub-name">Name</label>
+      <input
+        id="sub-name"
+        required
+        maxLength={255}
+        value={draft.name}
+        onChange={(e) => edit({ name: e.target.value })}
+      />
+      <label htmlFor="sub-url">Receiver URL (https)</label>
+      <input
+        id="sub-url"
+        type="url"
+        required
+        maxLength={255}
+        placeholder="https://"
+        value={draft.url}
+        onChange={(e) => edit({ url: e.target.value })}
+      />
+      <label htmlFor="sub-description">Description (optional)</label>
+      <textarea
+        id="sub-description"
+        maxLength={1000}
+        rows={3}
+        value={draft.description}
+        onChange={(e) => edit({ description: e.target.value })}
+      />
+      <fieldset>
+        <legend>Events</legend>
+        {EVENT_TYPES.map((type) => (
+          <label key={type} className="check">
+            <input
+              type="checkbox"
+              checked={draft.events.includes(type)}
+              onChange={(e) => toggleEvent(type, e.target.checked)}
+            />
+            {type}
+          </label>
+        ))}
+      </fieldset>
+      <label className="check">
+        <input type="checkbox" checked={draft.active} onChange={(e) => edit({ active: e.target.checked })} />
+        Active (deliveries are sent)
+      </label>
+      {!existing && admin && (
+        <>
+          <label htmlFor="sub-tenant">Tenant (empty: your own)</label>
+          <input id="sub-tenant" value={draft.tenant} onChange={(e) => edit({ tenant: e.target.value })} />
+        </>
+      )}
+    </>
+  );
+}
+
+/** Create (no `existing`) or edit a subscription; saved, it opens the subscription's page. */
+export function SubscriptionForm({ existing }: { existing?: Subscription }) {
+  const { tenant } = useSession();
+  const [draft, setDraft] = useState(() => initialDraft(existing, tenant));
+  const edit = (changes: Partial<Draft>) => setDraft((d) => ({ ...d, ...changes }));
+  const save = useSave(draft, existing);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate();
+  };
+  return (
+    <form onSubmit={submit} className="narrow">
+      <MainFields draft={draft} edit={edit} existing={existing} />
+      <HeaderFields draft={draft} edit={edit} existing={existing} />
+      <div className="actions">
+        <button type="submit" className="primary" disabled={save.isPending || save.isSuccess}>
+          {existing ? 'Save changes' : 'Create subscription'}
+        </button>
+        <Link to={existing ? `/subscriptions/${existing.id}` : '/subscriptions'} className="button">
+          Cancel
+        </Link>
+      </div>
+      <ErrorMessage error={save.error} />
+    </form>
+  );
+}

@@ -1,0 +1,39 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { queryKeys } from '../api/query-keys';
+import { toBody } from '../api/types';
+import type { Subscription } from '../api/types';
+import { useApi } from './use-session';
+
+type Action = { kind: 'toggle' | 'delete'; subscription: Subscription };
+
+/** Enable/disable and delete, shared by the list and a subscription's page. */
+export function useSubscriptionActions(onDeleted?: () => void) {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  const mutation = useMutation({
+    mutationFn: async ({ kind, subscription: s }: Action): Promise<string> => {
+      if (kind === 'delete') {
+        await api.deleteSubscription(s.id);
+        return `${s.name} was deleted.`;
+      }
+      const saved = await api.updateSubscription(s.id, toBody(s, { active: !s.active }));
+      queryClient.setQueryData(queryKeys.subscription(s.id), saved);
+      return `${s.name} is now ${s.active ? 'disabled' : 'enabled'}.`;
+    },
+    onSuccess: async (_status, { kind, subscription }) => {
+      if (kind === 'delete') {
+        queryClient.removeQueries({ queryKey: queryKeys.subscription(subscription.id) });
+        onDeleted?.();
+      }
+      await queryClient.invalidateQueries({ queryKey: queryKeys.subscriptionLists });
+    },
+  });
+  return {
+    status: mutation.data,
+    error: mutation.error,
+    toggle: (subscription: Subscription) => mutation.mutate({ kind: 'toggle', subscription }),
+    remove: (subscription: Subscription) => mutation.mutate({ kind: 'delete', subscription }),
+  };
+}
+
+export type SubscriptionActionsState = ReturnType<typeof useSubscriptionActions>;
