@@ -5,6 +5,15 @@ import { ConfigError } from './config/environment';
 import { loadConfig } from './config/configuration';
 import { resolveDatabase } from './database/database';
 
+/**
+ * Past the grace period, what shutdown may take before the process exits regardless: it ends within
+ * the grace period plus 5 s whatever the database answers (contract section 8); jobs not recorded
+ * are delivered again by the next instance.
+ */
+const SHUTDOWN_OVERRUN_MS = 3500;
+/** Of that, what the embedded database gets to stop when shutdown is cut short. */
+const FORCED_DATABASE_STOP_MS = 1000;
+
 async function bootstrap(): Promise<void> {
   // Signals are handled from the first moment: a SIGTERM during start-up (initdb, migrations) would
   // otherwise hit the default handler and leave the embedded database running with no owner.
@@ -70,6 +79,13 @@ async function bootstrap(): Promise<void> {
     }
     stopping = true;
     logger.info(`${signal} received: shutting down`);
+    // Not unref'd: it is what ends a shutdown that waits on a statement the database never answers.
+    setTimeout(() => {
+      logger.error('shutdown did not finish in time (the database does not answer?): exiting');
+      const stopped = database.stop().catch(() => undefined);
+      const timeUp = new Promise((resolve) => setTimeout(resolve, FORCED_DATABASE_STOP_MS));
+      void Promise.race([stopped, timeUp]).then(() => process.exit(1));
+    }, config.app.shutdownGraceMs + SHUTDOWN_OVERRUN_MS);
     try {
       stopAcceptingRequests(app);
       await app.close();

@@ -112,9 +112,11 @@ describe('Dispatcher: licence events to webhook deliveries', () => {
     expect(receipt.headers['user-agent']).toBe(`partner-integration-service/${VERSION}`);
     expect(receipt.headers['x-partner-secret']).toBe('shared-secret-value');
     expect(receipt.headers['content-length']).toBe(String(Buffer.byteLength(receipt.raw)));
-    // Nothing else: no Accept or Accept-Encoding, no X-Requested-With or XSRF header, no proxy or
+    expect(receipt.headers['accept-encoding']).toBe('identity'); // the answer is recorded raw
+    // Nothing else: no Accept, no X-Requested-With or XSRF header, no proxy or
     // forwarding headers.
     expect(Object.keys(receipt.headers).sort()).toEqual([
+      'accept-encoding',
       'connection',
       'content-length',
       'content-type',

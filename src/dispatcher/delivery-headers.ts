@@ -5,6 +5,7 @@ import { webhookSignature } from './webhook-signature';
 const RESERVED_HEADERS = new Set([
   'content-type',
   'user-agent',
+  'accept-encoding',
   'host',
   'content-length',
   'connection',
@@ -27,9 +28,9 @@ export function deliveryHeaders(
   const headers: Record<string, string | false> = {
     'Content-Type': 'application/json',
     'User-Agent': userAgent,
-    // Not sent (axios keeps a header set to false, and leaves it out): the answer's body is read
-    // up to a cap and dropped, never decoded, so nothing is asked to be compressed.
-    'Accept-Encoding': false,
+    // The answer's first bytes are recorded as they come, never decoded (axios: decompress false):
+    // nothing is asked to be compressed (contract section 8, "What receivers answer").
+    'Accept-Encoding': 'identity',
     'webhook-id': request.webhookId,
     'webhook-timestamp': String(timestamp),
   };

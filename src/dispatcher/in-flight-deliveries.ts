@@ -6,6 +6,12 @@ import type { ClaimedJob } from './webhook-jobs.repository';
 import type { WebhookSender } from './webhook-sender.service';
 
 /**
+ * How long shutdown waits for the records of finished deliveries, past the grace period: the
+ * process ends within the grace period plus 5 s whatever the database does (contract section 8).
+ */
+const RECORDS_AT_SHUTDOWN_MS = 2000;
+
+/**
  * The deliveries running here: each sends one job (WebhookSender), hands its outcome to the
  * CompletionWriter and tells the AdmissionPolicy how its receiver did.
  */
@@ -59,9 +65,10 @@ export class InFlightDeliveries {
 
   /**
    * Shutdown: lets running deliveries finish within `graceMs`, interrupts the rest (no record) and
-   * writes every finished one. Returns how many were interrupted.
+   * writes every finished one, for at most RECORDS_AT_SHUTDOWN_MS. Returns how many were
+   * interrupted, and how many finished ones are left unrecorded (both are delivered again).
    */
-  async finish(graceMs: number): Promise<number> {
+  async finish(graceMs: number): Promise<{ interrupted: number; unrecorded: number }> {
     if (this.running.size > 0) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
@@ -70,10 +77,10 @@ export class InFlightDeliveries {
       ]);
       clearTimeout(timer);
     }
-    const cutOff = this.running.size;
+    const interrupted = this.running.size;
     this.sender.interruptAll();
     await Promise.allSettled(this.running.values());
-    await this.completions.flush(2);
-    return cutOff;
+    const unrecorded = await this.completions.finish(RECORDS_AT_SHUTDOWN_MS);
+    return { interrupted, unrecorded };
   }
 }

@@ -44,12 +44,17 @@ export class UnsentJobs {
     }
   }
 
-  /** Shutdown: hands back every job leased here, so another instance takes them at once. */
-  async releaseAll(interrupted: number): Promise<void> {
+  /**
+   * Shutdown: hands back every job leased here, so another instance takes them at once: those
+   * interrupted, and those delivered whose record could not be written (sent again: allowed duplicates).
+   */
+  async releaseAll({ interrupted, unrecorded }: { interrupted: number; unrecorded: number }): Promise<void> {
     try {
       const released = await this.jobs.releaseAll(this.instanceId);
-      if (released > 0 || interrupted > 0) {
-        this.logger.log(`shutdown: ${interrupted} deliveries interrupted, ${released} jobs released`);
+      if (released > 0 || interrupted > 0 || unrecorded > 0) {
+        this.logger.log(
+          `shutdown: ${interrupted} deliveries interrupted, ${unrecorded} delivered but not recorded, ${released} jobs released`,
+        );
       }
     } catch (error) {
       this.logger.error({ err: error }, 'releasing webhook jobs at shutdown failed');

@@ -124,6 +124,9 @@ const CLAIM_SQL = `
 const DELETE_FINISHED_CTE = `
   finished AS (DELETE FROM webhook_jobs WHERE id = ANY ($${RECORD_ATTEMPTS_PARAMS + 1}::bigint[])),`;
 
+/** Finished jobs whose every record PostgreSQL refuses leave the outbox without one (CompletionWriter). */
+const DROP_FINISHED_SQL = `DELETE FROM webhook_jobs WHERE id = ANY ($1::bigint[])`;
+
 /** Hands this instance's unfinished jobs back at shutdown, so they are claimable at once. */
 const RELEASE_ALL_SQL = `
   UPDATE webhook_jobs SET lease_until = NULL, leased_by = NULL WHERE leased_by = $1 RETURNING id`;
@@ -174,6 +177,10 @@ export class WebhookJobsRepository {
   /** Part of the completion statement (CompletionWriter), alongside the records of the attempts. */
   deleteFinished(ids: string[]): RecordingStatement {
     return { text: DELETE_FINISHED_CTE, values: [ids] };
+  }
+
+  async dropFinished(ids: string[]): Promise<void> {
+    await this.dataSource.query(DROP_FINISHED_SQL, [ids]);
   }
 
   async releaseUnsent(ids: string[], instanceId: string): Promise<void> {

@@ -241,9 +241,9 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async drainAndRelease(): Promise<void> {
     await this.claiming;
-    const cutOff = await this.inFlight.finish(this.settings.graceMs);
+    const unfinished = await this.inFlight.finish(this.settings.graceMs);
     // Queued jobs were never started: the release below hands them back with the rest.
     this.queue.dropWhere(() => true);
-    await this.unsent.releaseAll(cutOff);
+    await this.unsent.releaseAll(unfinished);
   }
 }
