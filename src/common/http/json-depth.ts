@@ -42,7 +42,7 @@ const isSecondDigitOfSurrogate = (c: number) =>
  */
 export function readJsonShape(body: Uint8Array, limits: JsonShapeLimits): JsonShape {
   // Members so far of each open object; -1 for an array (its elements count as values only).
-  const members = new Int32Array(limits.maxDepth + 1);
+  const members: number[] = [];
   let depth = 0;
   let values = 1;
   let inString = false;
