@@ -10,6 +10,7 @@ import type { TestingModuleBuilder } from '@nestjs/testing';
 import type { Logger as Pino } from 'pino';
 import { AppModule } from './app.module';
 import { sendError } from './common/errors/all-exceptions.filter';
+import { errorBody } from './common/errors/error-body';
 import { HAL_CONTENT_TYPE } from './common/hal/hal';
 import { serializeJson } from './common/http/json-serializer';
 import { applyRequestLimits, slowClientOptions } from './common/http/request-limits';
@@ -56,11 +57,28 @@ function applyWireConventions(fastify: FastifyInstance, logger: Pino): void {
 }
 
 /**
+ * The path of the request whose first bytes are `packet` (Node's `rawPacket` of a client error, the
+ * data the parser was reading), query string left out; '' when the packet does not begin with a
+ * request line, e.g. when the headers came in more than one read and the request line in an earlier one.
+ */
+export function pathOfRequestLine(packet: unknown): string {
+  if (!Buffer.isBuffer(packet)) return '';
+  const start = packet.subarray(0, REQUEST_LINE_READ).toString('latin1');
+  return REQUEST_LINE_START.exec(start)?.[1] ?? '';
+}
+
+/** A method token, one space, then an origin-form request target (the path up to `?`, space or CR). */
+const REQUEST_LINE_START = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ (\/[^?\s]*)/;
+
+/** Bytes of a refused packet looked at for its path: more than an error body shows of one. */
+const REQUEST_LINE_READ = 4_096;
+
+/**
  * Requests Node's HTTP parser refuses before Fastify sees them (not HTTP, headers over 16 KB, too
  * slow to arrive): the contract's error body, content type and a new X-Request-Id, written to the
- * socket, which then closes. The path is not known.
+ * socket, which then closes. The path is the request line's, when the refused bytes hold it.
  */
-function clientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+function clientError(error: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const [status, message] =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
@@ -69,18 +87,10 @@ function clientError(error: NodeJS.ErrnoException, socket: Duplex): void {
         ? [431, 'The request headers are too large']
         : [400, 'Malformed HTTP request'];
   const requestId = randomUUID();
-  const reason = STATUS_CODES[status];
-  const body = JSON.stringify({
-    timestamp: new Date().toISOString(),
-    status,
-    error: reason,
-    message,
-    path: '',
-    requestId,
-  });
+  const body = JSON.stringify(errorBody(status, message, pathOfRequestLine(error.rawPacket), requestId));
   if (socket.writable) {
     socket.write(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${HAL_CONTENT_TYPE}\r\n` +
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${HAL_CONTENT_TYPE}\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\n` +
         `Connection: close\r\n\r\n${body}`,
     );

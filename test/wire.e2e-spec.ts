@@ -2,6 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
 import type { Test as SuperTest } from 'supertest';
+import { readAnswer } from './support/raw-http';
 import { startTestApp, TestApp, TestUser } from './support/test-app';
 
 const HAL = 'application/hal+json;charset=UTF-8';
@@ -27,17 +28,7 @@ function raw(
     const req = http.request(
       `${url}${options.path}`,
       { method: options.method ?? 'GET', headers: options.headers },
-      (res) => {
-        const parts: Buffer[] = [];
-        res.on('data', (c: Buffer) => parts.push(c));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            text: Buffer.concat(parts).toString('utf8'),
-          }),
-        );
-      },
+      (res) => void readAnswer(res).then(resolve, reject),
     );
     // The server may answer 413 and close while we are still writing: the answer is what counts.
     req.on('error', (error) =>
@@ -557,16 +548,17 @@ describe('requests the HTTP parser refuses (contract section 4)', () => {
     });
 
   it.each([
-    ['not HTTP at all', 'HELLO THERE\r\n\r\n', 400, 'Bad Request'],
+    ['not HTTP at all', 'HELLO THERE\r\n\r\n', 400, 'Bad Request', ''],
     [
       'headers over 16 KB',
       `GET /health/live HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
       431,
       'Request Header Fields Too Large',
+      '/health/live',
     ],
   ])(
     'answers %s with the error body, HAL content type and a request id',
-    async (_name, text, status, reason) => {
+    async (_name, text, status, reason, path) => {
       const answer = await raw(text);
       const [head, body] = answer.split('\r\n\r\n');
       const lines = head.split('\r\n');
@@ -583,7 +575,7 @@ describe('requests the HTTP parser refuses (contract section 4)', () => {
         status,
         error: reason,
         message: expect.any(String),
-        path: '',
+        path,
         requestId: headers['x-request-id'],
       });
       await t.http().get('/health/live').expect(200); // the server goes on

@@ -1,3 +1,4 @@
+import type * as http from 'node:http';
 import * as net from 'node:net';
 
 export interface RawResponse {
@@ -104,4 +105,22 @@ export class RawConnection {
     this.waiters = [];
     for (const wake of waiters) wake();
   }
+}
+
+/** The status, headers and UTF-8 text of an answer to `http.request`, once all of it has arrived. */
+export function readAnswer(
+  res: http.IncomingMessage,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    res.on('data', (c: Buffer) => parts.push(c));
+    res.on('error', reject);
+    res.on('end', () =>
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        text: Buffer.concat(parts).toString('utf8'),
+      }),
+    );
+  });
 }

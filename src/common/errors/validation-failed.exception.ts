@@ -1,14 +1,11 @@
 import { BadRequestException, ValidationError } from '@nestjs/common';
-import type { FieldError } from './error-body';
+import { FieldError, MAX_LISTED_PROBLEMS, moreThanListed } from './error-body';
 
-/** A 400 that names each offending field; the global filter renders `errors`. */
+/** A 400 that names each offending field (the first 20, then how many more); the global filter renders `errors`. */
 export class ValidationFailedException extends BadRequestException {
   constructor(readonly fieldErrors: FieldError[]) {
-    super(
-      fieldErrors.length === 1
-        ? `Validation failed: ${fieldErrors[0].field}`
-        : `Validation failed: ${fieldErrors.map((e) => e.field).join(', ')}`,
-    );
+    const fields = fieldErrors.slice(0, MAX_LISTED_PROBLEMS).map((e) => e.field);
+    super(`Validation failed: ${fields.join(', ')}${moreThanListed(fieldErrors.length)}`);
   }
 
   static fromValidationErrors(errors: ValidationError[]): ValidationFailedException {

@@ -1,13 +1,43 @@
-import { BadRequestException, ServiceUnavailableException } from '@nestjs/common';
+import {
+  BadRequestException,
+  ServiceUnavailableException,
+  UnsupportedMediaTypeException,
+} from '@nestjs/common';
 import type { FastifyBodyParser, RawServerBase } from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import { sendError } from '../errors/all-exceptions.filter';
+import { ValidationFailedException } from '../errors/validation-failed.exception';
 import { BodyBudget, bodyReservation } from './body-budget';
-import { jsonNestedDeeperThan } from './json-depth';
+import { fieldWithLoneSurrogate, JsonShape, JsonShapeLimits, readJsonShape } from './json-depth';
 import { lingerBeforeClose } from './lingering-close';
 
 /** Contract section 8, deep JSON: the top-level value is level 1. */
 export const MAX_JSON_DEPTH = 32;
+
+/** Contract section 8, deep JSON and cost of one request. */
+export const JSON_BODY_LIMITS: JsonShapeLimits = {
+  maxDepth: MAX_JSON_DEPTH,
+  maxMembers: 1_000,
+  maxValues: 10_000,
+};
+
+const SHAPE_REFUSALS: Partial<Record<JsonShape, string>> = {
+  'too-deep': `JSON nested more than ${MAX_JSON_DEPTH} levels deep`,
+  'too-many-members': `A JSON object in the body has more than ${JSON_BODY_LIMITS.maxMembers} members`,
+  'too-many-values': `The JSON body has more than ${JSON_BODY_LIMITS.maxValues} values`,
+};
+
+/** Contract section 4: request bodies are application/json or any application/*+json. */
+export const JSON_MEDIA_TYPE = /^application\/(?:[\w!#$%&'*.^`|~-]+\+)?json(?:;|$)/;
+
+/** A charset parameter of a Content-Type, quoted or not. */
+const CHARSET_PARAMETER = /;\s*charset\s*=\s*"?([^";\s]*)/i;
+
+/** Contract section 4: a JSON body is UTF-8, the charset absent or utf-8 in any case. */
+export function isUtf8OrUnstated(contentType: string | undefined): boolean {
+  const charset = contentType === undefined ? undefined : CHARSET_PARAMETER.exec(contentType)?.[1];
+  return charset === undefined || charset.toLowerCase() === 'utf-8';
+}
 
 /** Contract section 8: an idle keep-alive connection is closed after 5 s. */
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
@@ -33,17 +63,32 @@ export function slowClientOptions(requestTimeoutMs: number) {
 }
 
 /**
- * The JSON body parser behind a nesting limit checked on the raw body (contract section 8, deep
- * JSON): deep nesting parses fine but overflows the stack of the recursive validation that follows.
+ * The JSON body parser behind the limits of contract sections 4 and 8, checked in one pass over the
+ * raw body before it is parsed: a charset other than UTF-8 is 415; nesting, members of one object and
+ * values in all past their limits are 400 (deep nesting overflows the stack of the recursive
+ * validation that follows; many keys cost class-transformer quadratic time). A string that is not
+ * well-formed Unicode is 400 naming its field (the e-mail validator throws on one).
  */
-export function withJsonDepthLimit<S extends RawServerBase>(
+export function withJsonBodyLimits<S extends RawServerBase>(
   parse: FastifyBodyParser<Buffer, S>,
 ): FastifyBodyParser<Buffer, S> {
   return function (this: unknown, request, body, done) {
-    if (jsonNestedDeeperThan(body, MAX_JSON_DEPTH)) {
-      return done(new BadRequestException(`JSON nested more than ${MAX_JSON_DEPTH} levels deep`), undefined);
+    if (!isUtf8OrUnstated(request.headers['content-type'])) {
+      return done(new UnsupportedMediaTypeException('Request body must be UTF-8'), undefined);
     }
-    return parse.call(this as never, request, body, done);
+    const shape = readJsonShape(body, JSON_BODY_LIMITS);
+    const refusal = SHAPE_REFUSALS[shape];
+    if (refusal !== undefined) return done(new BadRequestException(refusal), undefined);
+    if (shape === 'within-limits') return parse.call(this as never, request, body, done);
+    return parse.call(this as never, request, body, (error, value) => {
+      const field = error ? undefined : fieldWithLoneSurrogate(value);
+      if (field === undefined) return done(error, value);
+      const name = field === '' ? 'body' : field;
+      done(
+        new ValidationFailedException([{ field: name, message: `${name} is not well-formed Unicode` }]),
+        undefined,
+      );
+    });
   };
 }
 

@@ -1,9 +1,12 @@
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { withJsonDepthLimit } from './request-limits';
+import type { FastifyInstance } from 'fastify';
+import { JSON_MEDIA_TYPE, withJsonBodyLimits } from './request-limits';
 
 /**
  * Nest's Fastify adapter, except that Nest's own Fastify error handler is not installed, and that
- * the JSON body parser Nest registers refuses deep nesting first (withJsonDepthLimit).
+ * bodies are JSON only (contract section 4): the JSON body parser Nest registers takes every
+ * application/*+json type and checks its limits first (withJsonBodyLimits); Nest's form parser and
+ * Fastify's text/plain one are not kept, so any other media type is 415.
  *
  * At init Nest replaces whatever error handler is set with one that turns Fastify's errors (body
  * too large, malformed JSON, wrong media type, bad URL) into bare HttpExceptions, dropping their
@@ -19,7 +22,11 @@ export class ServiceFastifyAdapter extends FastifyAdapter {
   override useBodyParser(
     ...[type, rawBody, options, parser]: Parameters<FastifyAdapter['useBodyParser']>
   ): void {
-    const json = type === 'application/json' && parser !== undefined;
-    super.useBodyParser(type, rawBody, options, json ? withJsonDepthLimit(parser) : parser);
+    if (type === 'application/x-www-form-urlencoded') return;
+    if (type === 'application/json' && parser !== undefined) {
+      (this.getInstance() as unknown as FastifyInstance).removeAllContentTypeParsers();
+      return super.useBodyParser(JSON_MEDIA_TYPE, rawBody, options, withJsonBodyLimits(parser));
+    }
+    super.useBodyParser(type, rawBody, options, parser);
   }
 }
