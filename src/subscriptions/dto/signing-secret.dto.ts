@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { IsOptional, IsString, ValidateBy } from 'class-validator';
+import { IsString, ValidateBy } from 'class-validator';
+import { OptionalNotNull } from '../../common/validation/optional-not-null';
 import {
   MAX_KEY_BYTES,
   MIN_KEY_BYTES,
@@ -42,7 +43,7 @@ export class RotateSigningSecretDto {
       `The new secret: ${SIGNING_SECRET_PREFIX} followed by the base64 (standard alphabet, with ` +
       `padding) of ${MIN_KEY_BYTES} to ${MAX_KEY_BYTES} bytes. Left out: a new one is generated.`,
   })
-  @IsOptional()
+  @OptionalNotNull()
   @IsString({ message: 'key must be a string' })
   @SigningSecret()
   key?: string;
