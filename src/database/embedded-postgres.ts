@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import {
   chmod,
   chown,
@@ -20,6 +20,7 @@ import { arch, platform, userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { makeOwnerOnlyDir, openOwnerOnlyFile, writeOwnerOnlyFile } from '../common/owner-only-files';
 
 const run = promisify(execFile);
 const DATABASE_NAME = 'partner_integration';
@@ -310,7 +311,7 @@ const RELAUNCH_MS = 30_000;
 async function launch(options: Launch, retryMs = 0): Promise<number> {
   const deadline = Date.now() + retryMs;
   for (;;) {
-    const logFd = openSync(options.logFile, 'a');
+    const logFd = openOwnerOnlyFile(options.logFile, 'a');
     // detached: its own process group, so a terminal's Ctrl-C reaches only this process, which then
     // shuts down in order (HTTP, deliveries, pool) and stops PostgreSQL last.
     const child = spawn(
@@ -456,16 +457,14 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<R
   const user = await runAs();
   let bins = await binaries();
 
-  await mkdir(dataDir, { recursive: true });
+  makeOwnerOnlyDir(dataDir);
   if (user) {
-    await chmod(dataDir, 0o755);
     bins = await reachableBinaries(bins, log);
     clusterDir = await reachableClusterDir(clusterDir, log);
     await removeOrphanClusters(log);
   }
   const pidFile = join(clusterDir, 'postmaster.pid');
-  if (!existsSync(passwordFile))
-    writeFileSync(passwordFile, randomBytes(24).toString('hex') + '\n', { mode: 0o600 });
+  if (!existsSync(passwordFile)) writeOwnerOnlyFile(passwordFile, randomBytes(24).toString('hex') + '\n');
   const password = (await readFile(passwordFile, 'utf8')).trim();
   // Owned servers are watched and started again, on the same port and socket (the pool's URL), when
   // they die.
@@ -494,7 +493,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<R
     await rm(clusterDir, { recursive: true, force: true });
     await mkdir(clusterDir, { recursive: true, mode: 0o700 });
     const pwFile = join(dirname(clusterDir), `.initdb-pw-${process.pid}`);
-    writeFileSync(pwFile, password, { mode: 0o600 });
+    writeOwnerOnlyFile(pwFile, password);
     if (user) {
       await chown(clusterDir, user.uid, user.gid);
       await chown(pwFile, user.uid, user.gid);
@@ -544,7 +543,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<R
         return { url, owned: false, stop: async () => undefined };
       }
       log(`adopting the embedded PostgreSQL left running by an earlier process (pid ${pid})`);
-      writeFileSync(ownerFile, String(process.pid));
+      writeOwnerOnlyFile(ownerFile, String(process.pid));
       return supervised(pid, port, socketDir);
     }
     log('removing a stale postmaster.pid left by a killed run');
@@ -552,7 +551,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<R
   }
 
   const port = options.port ?? (await freePort());
-  writeFileSync(ownerFile, String(process.pid));
+  writeOwnerOnlyFile(ownerFile, String(process.pid));
   const socketDir = socketDirFor(clusterDir, port);
   const adminUrl = serverUrl(password, port, socketDir, 'postgres');
   const pid = await launch({ bins, clusterDir, port, socketDir, user, logFile, url: adminUrl });
