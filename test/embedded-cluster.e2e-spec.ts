@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { lstat, mkdtemp, readFile, readlink, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { removeOrphanClusters, ROOT_FALLBACK_DIR } from '../src/database/embedded-postgres';
+import { removeOrphanClusters, ROOT_FALLBACK_DIR } from '../src/database/embedded';
 import { buildService, ServiceProcess } from './support/service-process';
 
 const env = (extra: Record<string, string> = {}) => ({

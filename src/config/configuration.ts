@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve, join } from 'node:path';
 import { ConfigError, TrustProxy, validateEnvironment } from './environment';
+import { makeOwnerOnlyDir } from '../common/owner-only-files';
 
 export interface AppConfig {
   app: {
@@ -94,7 +95,7 @@ function storeNewSecret(
   warnings: string[],
 ): void {
   try {
-    mkdirSync(dataDir, { recursive: true });
+    makeOwnerOnlyDir(dataDir);
     // Written aside, then linked into place (which fails if the file exists): two processes
     // starting together on a fresh DATA_DIR (the service and the CLI) share one secret.
     const aside = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;

@@ -1,10 +1,5 @@
 import type { AppConfig } from '../config/configuration';
-import {
-  EmbeddedOptions,
-  removeOrphanClusters,
-  RunningDatabase,
-  startEmbeddedPostgres,
-} from './embedded-postgres';
+import { EmbeddedOptions, removeOrphanClusters, RunningDatabase, startEmbeddedPostgres } from './embedded';
 
 /** DATABASE_URL when set; otherwise the embedded PostgreSQL kept in DATA_DIR (contract section 1). */
 export async function resolveDatabase(

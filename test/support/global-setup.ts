@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../src/database/data-source.options';
-import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
+import { startEmbeddedPostgres } from '../../src/database/embedded';
 import { runMigrations } from '../../src/database/migrate';
 import { ADMIN_URL_ENV, RUN_PREFIX_ENV, SERVER_URL_ENV, TEMPLATE_ENV, withDatabase } from './database';
 

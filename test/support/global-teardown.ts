@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import pg from 'pg';
-import { removeOrphanClusters, type RunningDatabase } from '../../src/database/embedded-postgres';
+import { removeOrphanClusters, type RunningDatabase } from '../../src/database/embedded';
 import { ADMIN_URL_ENV, RUN_PREFIX_ENV, SERVER_URL_ENV } from './database';
 
 export default async function globalTeardown(): Promise<void> {

@@ -32,7 +32,7 @@ export class OwnPostgres {
 
   /** `main`: the built service's entry point (buildService). */
   static async start(main: string, dataDir: string, port: number): Promise<OwnPostgres> {
-    const module = join(dirname(main), 'database', 'embedded-postgres.js');
+    const module = join(dirname(main), 'database', 'embedded', 'index.js');
     const child = spawn(process.execPath, ['-e', SCRIPT, module, dataDir, String(port)], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,4 +1,4 @@
-import { socketDirFor } from './embedded-postgres';
+import { socketDirFor } from './cluster';
 
 describe('socketDirFor (where the embedded server puts its Unix socket)', () => {
   // `<folder>/.s.PGSQL.54321` is the folder's length plus 15 bytes.

@@ -4,11 +4,36 @@
 // service, database and receiver ports. Two tenants of the same shape, so nothing is written
 // between rounds (taking secrets away and giving them back updated the subscriptions before every
 // round). Target (issue 17): signed ≥ 0.95 of unsigned.
-import { unsignSubscriptions } from './lib/signing.mjs';
+import { unsignSubscriptions } from '../lib/signing.mjs';
 
 export const DISPATCH_SIGNING_TARGET = 0.95;
 
-/** `h`: the run's context and the dispatch helpers of run.mjs. */
+/** One round: both tenants' bursts, in turn; their runs and the ratios of signed to unsigned. */
+async function signingRound(h, ranges, k) {
+  const { size, log, round } = h;
+  // Alternating which side goes first, so a drift of the shared machine favours neither.
+  const order = k % 2 === 1 ? ['unsigned', 'signed'] : ['signed', 'unsigned'];
+  const runs = {};
+  for (const side of order) {
+    const run = await h.withCpu(
+      `dispatch-signing ${side} (round ${k})`,
+      () => h.runServiceDispatch(ranges[side], h.codesFor(`SIGN-${side}-${k}`, size.dispatchEvents)),
+      (r) => r.expected,
+    );
+    run.value = round(run.expected / ((run.done.at - run.start) / 1000));
+    if (run.done.timedOut || run.done.failed)
+      throw new Error(`dispatch-signing ${side} round ${k}: ${run.done.failed ?? 'timed out'} not delivered`);
+    log(`dispatch-signing ${side} (round ${k}): ${run.value} deliveries/s`);
+    runs[side] = run;
+  }
+  return {
+    ...runs,
+    ratio: runs.signed.value / runs.unsigned.value,
+    cpuRatio: runs.signed.cpu.msPerUnit.service / runs.unsigned.cpu.msPerUnit.service,
+  };
+}
+
+/** `h`: the run's context and the dispatch helpers of lib/dispatch.mjs. */
 export async function dispatchSigningFigure(h) {
   const { ctx, size, log, round, median } = h;
   const E = size.dispatchEvents;
@@ -25,30 +50,7 @@ export async function dispatchSigningFigure(h) {
   for (const side of ['unsigned', 'signed'])
     await h.runServiceDispatch(ranges[side], h.codesFor(`SIGN-WARM-${side}`, size.dispatchWarmEvents));
   const rounds = [];
-  for (let k = 1; k <= size.dispatchRounds; k++) {
-    // Alternating which side goes first, so a drift of the shared machine favours neither.
-    const order = k % 2 === 1 ? ['unsigned', 'signed'] : ['signed', 'unsigned'];
-    const runs = {};
-    for (const side of order) {
-      const run = await h.withCpu(
-        `dispatch-signing ${side} (round ${k})`,
-        () => h.runServiceDispatch(ranges[side], h.codesFor(`SIGN-${side}-${k}`, E)),
-        (r) => r.expected,
-      );
-      run.value = round(run.expected / ((run.done.at - run.start) / 1000));
-      if (run.done.timedOut || run.done.failed)
-        throw new Error(
-          `dispatch-signing ${side} round ${k}: ${run.done.failed ?? 'timed out'} not delivered`,
-        );
-      log(`dispatch-signing ${side} (round ${k}): ${run.value} deliveries/s`);
-      runs[side] = run;
-    }
-    rounds.push({
-      ...runs,
-      ratio: runs.signed.value / runs.unsigned.value,
-      cpuRatio: runs.signed.cpu.msPerUnit.service / runs.unsigned.cpu.msPerUnit.service,
-    });
-  }
+  for (let k = 1; k <= size.dispatchRounds; k++) rounds.push(await signingRound(h, ranges, k));
   const { signed, unsigned } = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
   const ratio = round(signed.value / unsigned.value, 2);
   const cpuMs = (side) => median(rounds.map((r) => r[side].cpu.msPerUnit.service));

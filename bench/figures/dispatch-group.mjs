@@ -1,0 +1,83 @@
+/* global process */
+// The dispatch figures, run in turn beside one raw-client baseline process: dispatch,
+// dispatch-signing, dispatch-paced, fan-out, then sustained and backlog.
+import { join } from 'node:path';
+import { DELIVERIES_TABLE } from '../lib/config.mjs';
+import {
+  codesFor,
+  dispatchAvailable,
+  dispatchTargets,
+  median,
+  runServiceDispatch,
+} from '../lib/dispatch.mjs';
+import { withCpu } from '../lib/measure.mjs';
+import { forkTracked, stopChild, waitForMessage } from '../lib/processes.mjs';
+import { round } from '../lib/report.mjs';
+import { benchDir, ctx, guarded, log, size, unavailable, want } from '../lib/run-context.mjs';
+import { seedReceiverTenant } from '../lib/setup.mjs';
+import { backlogFigure } from './backlog.mjs';
+import { dispatchPacedFigure } from './dispatch-paced.mjs';
+import { dispatchSigningFigure } from './dispatch-signing.mjs';
+import { dispatchFigure } from './dispatch.mjs';
+import { fanOutFigure } from './fan-out.mjs';
+import { sustainedFigure } from './sustained.mjs';
+
+const FIGURES = ['dispatch', 'dispatch-signing', 'dispatch-paced', 'fan-out', 'sustained', 'backlog'];
+
+/** Without the records table, a note that the end time is the last receipt instead. */
+async function deliveriesTableNote() {
+  const { rows } = await ctx.pool.query('SELECT to_regclass($1) IS NOT NULL AS exists', [DELIVERIES_TABLE]);
+  ctx.deliveriesTable = rows[0].exists;
+  return ctx.deliveriesTable
+    ? []
+    : [`table ${DELIVERIES_TABLE} not found: end time is the last receipt, not the last committed record`];
+}
+
+const signingHelpers = {
+  ctx,
+  size,
+  log,
+  round,
+  median,
+  seedReceiverTenant,
+  runServiceDispatch,
+  withCpu,
+  codesFor,
+};
+
+/** The figures that share the raw-client baseline process, each guarded on its own. */
+async function burstFigures(targets, tableNote, basePid) {
+  const run = (name, fn) => (want(name) ? guarded([name], targets, fn) : undefined);
+  await run('dispatch', () => dispatchFigure(targets.dispatch, tableNote, basePid));
+  await run('dispatch-signing', async () => {
+    ctx.phase = 'dispatch-signing';
+    await dispatchSigningFigure(signingHelpers);
+  });
+  await run('dispatch-paced', () => dispatchPacedFigure(targets['dispatch-paced'], tableNote, basePid));
+  await run('fan-out', () => fanOutFigure(targets['fan-out'], tableNote, basePid));
+}
+
+export async function dispatchFigures() {
+  const figures = FIGURES.filter(want);
+  if (figures.length === 0) return;
+  const targets = dispatchTargets();
+  const reason = await dispatchAvailable();
+  if (reason) {
+    for (const f of figures) unavailable(f, reason, targets[f]);
+    return;
+  }
+  const tableNote = await deliveriesTableNote();
+
+  ctx.dispatchBaseline = forkTracked('baseline-dispatch', join(benchDir, 'baseline-dispatch.mjs'), {
+    env: { ...process.env, NODE_EXTRA_CA_CERTS: ctx.certs.ca },
+  });
+  await waitForMessage(ctx.dispatchBaseline, 'ready');
+  await burstFigures(targets, tableNote, ctx.dispatchBaseline.pid);
+  await stopChild(ctx.dispatchBaseline);
+
+  // After the others: the backlog figure leaves a receiver origin that timed out behind it.
+  if (want('sustained'))
+    await guarded(['sustained'], targets, () => sustainedFigure(targets), size.sustainedS + 5);
+  if (want('backlog'))
+    await guarded(['backlog'], targets, () => backlogFigure(targets), 2 * size.backlogDurationS + 5);
+}
