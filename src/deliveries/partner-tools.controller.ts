@@ -28,6 +28,7 @@ import { subscriptionNotFound } from '../subscriptions/subscription-visibility';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
 import { DeliveriesService } from './deliveries.service';
 import { DeliveryIdPipe } from './delivery-id.pipe';
+import { PartnerToolBudgets } from './partner-tool-budgets';
 import { parseInstant } from './dto/instant';
 import {
   MAX_RECOVERED_EVENTS,
@@ -66,6 +67,7 @@ export class PartnerToolsController {
     private readonly subscriptions: SubscriptionsService,
     private readonly deliveries: DeliveriesService,
     private readonly outbox: WebhookOutbox,
+    private readonly budgets: PartnerToolBudgets,
     config: ConfigService<AppConfig, true>,
   ) {
     this.retentionDays = config.getOrThrow('retention', { infer: true }).days;
@@ -102,6 +104,7 @@ export class PartnerToolsController {
     const subscription = await this.subscriptions.findVisible(user, id, subscriptionNotFound());
     const record = await this.deliveries.get(id, deliveryId);
     requireActive(subscription);
+    await this.budgets.spend('resend', subscription);
     const queued = await this.enqueueAgain(user, id, [record.eventId], DeliveryTrigger.RESEND);
     // Nothing queued for a subscription still active: an attempt is pending (202), unless retention
     // took the record, and then its event, since it was read here (404).
@@ -164,6 +167,7 @@ export class PartnerToolsController {
       throw new ValidationFailedException([{ field: 'until', message: 'until must be after since' }]);
     }
     requireActive(subscription);
+    await this.budgets.spend('recover', subscription);
     const eventIds = await this.deliveries.failedEvents(id, since, until, MAX_RECOVERED_EVENTS);
     return { events: await this.enqueueAgain(user, id, eventIds, DeliveryTrigger.RECOVER) };
   }
@@ -216,6 +220,7 @@ export class PartnerToolsController {
   ): Promise<TestEventReceipt> {
     const subscription = await this.subscriptions.findVisible(user, id, subscriptionNotFound());
     const eventType = body?.eventType ?? WebhookEvent.LICENCE_CREATED_SUCCESS;
+    await this.budgets.spend('test', subscription);
     const eventId = await this.outbox.enqueueTest(subscription, eventType);
     if (eventId === undefined) throw new NotFoundException(subscriptionNotFound());
     return { eventId };
