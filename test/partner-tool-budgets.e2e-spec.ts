@@ -3,11 +3,13 @@ import { UserRole } from '../src/common/reference/enums';
 import type { Subscription } from '../src/subscriptions/subscription.entity';
 import { createSubscription, startDispatcherApp, waitForDeliveries } from './support/dispatcher';
 import { Receiver } from './support/receiver';
+import { redisForTests } from './support/redis';
 import { testCa } from './support/test-ca';
 import type { TestApp, TestUser } from './support/test-app';
 
 /** Contract section 8's budgets, per subscription and minute. */
 const BUDGETS = { RECOVER: 1, TEST: 10, RESEND: 60 };
+const redis = redisForTests();
 
 describe('Partner-tool budgets (contract section 8, Bulkheads and budgets)', () => {
   let t: TestApp;
@@ -104,4 +106,31 @@ describe('Partner-tool budgets (contract section 8, Bulkheads and budgets)', () 
     expectBudgetSpent(await post(partner, path), path);
     await post(partner, `${base(sibling)}/deliveries/${siblingRecord.id}/resend`).expect(202);
   }, 60_000);
+
+  const redisTest = redis ? it : it.skip;
+  redisTest(
+    redis
+      ? `recover: one budget for every instance through Redis (${redis.source})`
+      : 'SKIPPED: recover budget shared through Redis — no REDIS_URL and no Redis at 127.0.0.1:6379',
+    async () => {
+      const shared = { RATE_LIMIT_RECOVER_PER_MINUTE: '1', REDIS_URL: redis!.url };
+      const a = await startDispatcherApp(shared);
+      const b = await startDispatcherApp(
+        { ...shared, JWT_SECRET: a.env.JWT_SECRET, SECRETS_KEY: a.env.SECRETS_KEY },
+        { databaseUrl: a.databaseUrl },
+      );
+      try {
+        const user = await a.createUser({ role: UserRole.ROLE_PARTNER });
+        const sub = await createSubscription(a, { tenant: user.tenant, url: hook.url() });
+        const path = `${base(sub)}/recover`;
+        const recover = (app: TestApp) =>
+          app.http().post(path).set('authorization', `Bearer ${user.token}`).send({ since: since() });
+        await recover(a).expect(202);
+        expectBudgetSpent(await recover(b), path);
+      } finally {
+        await b.close();
+        await a.close();
+      }
+    },
+  );
 });
