@@ -60,7 +60,8 @@ describe('Custom header names (contract section 8, Bulkheads and budgets)', () =
   const rawHeaders = new Map<string, string[]>();
 
   beforeAll(async () => {
-    t = await startDispatcherApp();
+    // Every delivery must arrive: a time-out long enough for a loaded machine (not the helper's 1.5 s).
+    t = await startDispatcherApp({ WEBHOOK_TIMEOUT_MS: '15000' });
     partner = await t.createUser({ role: UserRole.ROLE_PARTNER });
     hook = await Receiver.start(testCa().server, (req: IncomingMessage, res: ServerResponse) => {
       rawHeaders.set(req.url ?? '', req.rawHeaders);
