@@ -41,6 +41,12 @@ import { TestEventDto, TestEventReceipt } from './dto/test-event.dto';
 const DAY_MS = 24 * 60 * 60 * 1000;
 // Documentation only (OpenAPI).
 const NOT_ACTIVE: [number, string] = [409, 'The subscription is not active'];
+/** Documentation only (OpenAPI): the 429 of a partner tool's budget (contract section 8). */
+const budgetSpent = (tool: string, variable: string, perMinute: number): [number, string] => [
+  429,
+  `This subscription's ${tool} budget is spent (${variable}, default ${perMinute} a minute), or the ` +
+    "token's limit: see Retry-After (seconds)",
+];
 
 /** Resend and recover go to active subscriptions only (contract section 9). */
 function requireActive(subscription: SubscriptionRecord): void {
@@ -92,7 +98,7 @@ export class PartnerToolsController {
     FORBIDDEN,
     [404, "No such subscription (or another tenant's), or no such record of it"],
     NOT_ACTIVE,
-    429,
+    budgetSpent('resend', 'RATE_LIMIT_RESEND_PER_MINUTE', 60),
   )
   @Post('deliveries/:deliveryId/resend')
   @HttpCode(202)
@@ -145,7 +151,7 @@ export class PartnerToolsController {
     NOT_ACTIVE,
     413,
     415,
-    429,
+    budgetSpent('recover', 'RATE_LIMIT_RECOVER_PER_MINUTE', 1),
   )
   @Post('recover')
   @HttpCode(202)
@@ -210,7 +216,15 @@ export class PartnerToolsController {
     },
   })
   @ApiAcceptedResponse({ type: TestEventReceipt, description: 'The test event is queued (committed)' })
-  @ApiErrors([400, 'Invalid id or eventType'], 401, FORBIDDEN, NOT_FOUND, 413, 415, 429)
+  @ApiErrors(
+    [400, 'Invalid id or eventType'],
+    401,
+    FORBIDDEN,
+    NOT_FOUND,
+    413,
+    415,
+    budgetSpent('test event', 'RATE_LIMIT_TEST_EVENTS_PER_MINUTE', 10),
+  )
   @Post('test')
   @HttpCode(202)
   async test(
