@@ -6,31 +6,11 @@ import { UserRole } from '../src/common/reference/enums';
 import { rateLimitKey, tokenTracker } from '../src/common/rate-limit/rate-limit.guard';
 import { UsersService } from '../src/users/users.service';
 import { LogCapture } from './support/log-capture';
+import { redisForTests } from './support/redis';
 import { freePort } from './support/service-process';
 import { startTestApp, TestApp, uniq } from './support/test-app';
 
 const HAL = 'application/hal+json;charset=UTF-8';
-const LOCAL_REDIS = 'redis://127.0.0.1:6379';
-
-/**
- * Which Redis the shared-counter test uses: REDIS_URL (CI's second pass), else a Redis answering
- * at 127.0.0.1:6379 (probed with ioredis in a child process, as test names are fixed before any
- * asynchronous work), else none and that one test is skipped under a name that says so.
- */
-function redisForTests(): { url: string; source: string } | undefined {
-  if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, source: 'REDIS_URL' };
-  const probe = spawnSync(
-    process.execPath,
-    [
-      '-e',
-      `const R = require('ioredis');
-       const r = new R(${JSON.stringify(LOCAL_REDIS)}, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
-       r.connect().then(() => r.ping()).then((p) => process.exit(p === 'PONG' ? 0 : 1), () => process.exit(1));`,
-    ],
-    { cwd: `${__dirname}/..`, timeout: 5000, stdio: 'ignore' },
-  );
-  return probe.status === 0 ? { url: LOCAL_REDIS, source: `a Redis found at ${LOCAL_REDIS}` } : undefined;
-}
 const redis = redisForTests();
 
 const hasRedisServer = spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;

@@ -46,7 +46,14 @@ describe('loadConfig (contract section 1)', () => {
     });
     expect(TOKEN_TTL_MS).toBe(14_400_000);
     expect(config.secrets.key.equals(Buffer.from(env.SECRETS_KEY, 'base64'))).toBe(true);
-    expect(config.rateLimit).toEqual({ loginPerMinute: 10, apiPerMinute: 100 });
+    expect(config.rateLimit).toEqual({
+      loginPerMinute: 10,
+      apiPerMinute: 100,
+      recoverPerMinute: 1,
+      testEventsPerMinute: 10,
+      resendPerMinute: 60,
+    });
+    expect(config.subscriptions).toEqual({ perTenantMax: 1000 });
     expect(config.webhook).toEqual({
       timeoutMs: 30_000,
       concurrency: 64,
@@ -83,6 +90,10 @@ describe('loadConfig (contract section 1)', () => {
       BOOTSTRAP_ADMIN_PASSWORD: 'root-password',
       RATE_LIMIT_LOGIN_PER_MINUTE: '5',
       RATE_LIMIT_API_PER_MINUTE: '50',
+      RATE_LIMIT_RECOVER_PER_MINUTE: '2',
+      RATE_LIMIT_TEST_EVENTS_PER_MINUTE: '20',
+      RATE_LIMIT_RESEND_PER_MINUTE: '120',
+      SUBSCRIPTIONS_PER_TENANT_MAX: '5',
       WEBHOOK_TIMEOUT_MS: '1000',
       WEBHOOK_CONCURRENCY: '8',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
@@ -108,7 +119,14 @@ describe('loadConfig (contract section 1)', () => {
       password: 'root-password',
       tenant: 'provider',
     });
-    expect(config.rateLimit).toEqual({ loginPerMinute: 5, apiPerMinute: 50 });
+    expect(config.rateLimit).toEqual({
+      loginPerMinute: 5,
+      apiPerMinute: 50,
+      recoverPerMinute: 2,
+      testEventsPerMinute: 20,
+      resendPerMinute: 120,
+    });
+    expect(config.subscriptions).toEqual({ perTenantMax: 5 });
     expect(config.webhook).toEqual({
       timeoutMs: 1000,
       concurrency: 8,

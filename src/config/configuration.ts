@@ -27,7 +27,16 @@ export interface AppConfig {
     bootstrapAdmin: { email: string; password: string; tenant: string } | undefined;
   };
   secrets: { key: Buffer };
-  rateLimit: { loginPerMinute: number; apiPerMinute: number };
+  rateLimit: {
+    loginPerMinute: number;
+    apiPerMinute: number;
+    /** Per subscription (contract section 8, Partner-tool budgets). */
+    recoverPerMinute: number;
+    testEventsPerMinute: number;
+    resendPerMinute: number;
+  };
+  /** Contract section 8, Subscriptions per tenant. */
+  subscriptions: { perTenantMax: number };
   webhook: {
     timeoutMs: number;
     concurrency: number;
@@ -191,7 +200,11 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Loaded
       rateLimit: {
         loginPerMinute: vars.RATE_LIMIT_LOGIN_PER_MINUTE ?? 10,
         apiPerMinute: vars.RATE_LIMIT_API_PER_MINUTE ?? 100,
+        recoverPerMinute: vars.RATE_LIMIT_RECOVER_PER_MINUTE ?? 1,
+        testEventsPerMinute: vars.RATE_LIMIT_TEST_EVENTS_PER_MINUTE ?? 10,
+        resendPerMinute: vars.RATE_LIMIT_RESEND_PER_MINUTE ?? 60,
       },
+      subscriptions: { perTenantMax: vars.SUBSCRIPTIONS_PER_TENANT_MAX ?? 1000 },
       webhook: {
         timeoutMs: vars.WEBHOOK_TIMEOUT_MS ?? 30_000,
         concurrency: vars.WEBHOOK_CONCURRENCY ?? 64,

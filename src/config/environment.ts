@@ -161,6 +161,11 @@ export class EnvironmentVariables {
 
   @IsOptional() @Transform(toInt) @IsInt(INT) @Min(1) RATE_LIMIT_LOGIN_PER_MINUTE?: number;
   @IsOptional() @Transform(toInt) @IsInt(INT) @Min(1) RATE_LIMIT_API_PER_MINUTE?: number;
+  // The partner tools' budgets per subscription (contract section 8, Partner-tool budgets).
+  @IsOptional() @Transform(toInt) @IsInt(INT) @Min(1) RATE_LIMIT_RECOVER_PER_MINUTE?: number;
+  @IsOptional() @Transform(toInt) @IsInt(INT) @Min(1) RATE_LIMIT_TEST_EVENTS_PER_MINUTE?: number;
+  @IsOptional() @Transform(toInt) @IsInt(INT) @Min(1) RATE_LIMIT_RESEND_PER_MINUTE?: number;
+  @IsOptional() @Transform(toInt) @IsInt(INT) @Min(1) @Max(1000000) SUBSCRIPTIONS_PER_TENANT_MAX?: number;
   @IsOptional() @Transform(toTrustProxy) @IsTrustProxy() TRUST_PROXY?: TrustProxy;
 
   @IsOptional() @Transform(toInt) @IsInt(INT) @Min(0) @Max(60000) USER_CACHE_TTL_MS?: number;
@@ -224,6 +229,10 @@ class EnvironmentVariablesKeys implements Record<keyof EnvironmentVariables, tru
   WEBHOOK_SECRET_OVERLAP_MS = true as const;
   RATE_LIMIT_LOGIN_PER_MINUTE = true as const;
   RATE_LIMIT_API_PER_MINUTE = true as const;
+  RATE_LIMIT_RECOVER_PER_MINUTE = true as const;
+  RATE_LIMIT_TEST_EVENTS_PER_MINUTE = true as const;
+  RATE_LIMIT_RESEND_PER_MINUTE = true as const;
+  SUBSCRIPTIONS_PER_TENANT_MAX = true as const;
   TRUST_PROXY = true as const;
   USER_CACHE_TTL_MS = true as const;
   SHUTDOWN_GRACE_MS = true as const;

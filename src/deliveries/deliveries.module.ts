@@ -5,6 +5,7 @@ import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
 import { DeliveriesController } from './deliveries.controller';
 import { DeliveriesService } from './deliveries.service';
 import { DeliveryRecords } from './delivery-records.repository';
+import { PartnerToolBudgets } from './partner-tool-budgets';
 import { PartnerToolsController } from './partner-tools.controller';
 import { WebhookDelivery } from './webhook-delivery.entity';
 
@@ -16,7 +17,7 @@ import { WebhookDelivery } from './webhook-delivery.entity';
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookDelivery]), SubscriptionsModule, WebhookOutboxModule],
   controllers: [DeliveriesController, PartnerToolsController],
-  providers: [DeliveriesService, DeliveryRecords],
+  providers: [DeliveriesService, DeliveryRecords, PartnerToolBudgets],
   exports: [DeliveryRecords],
 })
 export class DeliveriesModule {}

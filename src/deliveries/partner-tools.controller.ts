@@ -28,6 +28,7 @@ import { subscriptionNotFound } from '../subscriptions/subscription-visibility';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
 import { DeliveriesService } from './deliveries.service';
 import { DeliveryIdPipe } from './delivery-id.pipe';
+import { PartnerToolBudgets } from './partner-tool-budgets';
 import { parseInstant } from './dto/instant';
 import {
   MAX_RECOVERED_EVENTS,
@@ -40,6 +41,12 @@ import { TestEventDto, TestEventReceipt } from './dto/test-event.dto';
 const DAY_MS = 24 * 60 * 60 * 1000;
 // Documentation only (OpenAPI).
 const NOT_ACTIVE: [number, string] = [409, 'The subscription is not active'];
+/** Documentation only (OpenAPI): the 429 of a partner tool's budget (contract section 8). */
+const budgetSpent = (tool: string, variable: string, perMinute: number): [number, string] => [
+  429,
+  `This subscription's ${tool} budget is spent (${variable}, default ${perMinute} a minute), or the ` +
+    "token's limit: see Retry-After (seconds)",
+];
 
 /** Resend and recover go to active subscriptions only (contract section 9). */
 function requireActive(subscription: SubscriptionRecord): void {
@@ -66,6 +73,7 @@ export class PartnerToolsController {
     private readonly subscriptions: SubscriptionsService,
     private readonly deliveries: DeliveriesService,
     private readonly outbox: WebhookOutbox,
+    private readonly budgets: PartnerToolBudgets,
     config: ConfigService<AppConfig, true>,
   ) {
     this.retentionDays = config.getOrThrow('retention', { infer: true }).days;
@@ -90,7 +98,7 @@ export class PartnerToolsController {
     FORBIDDEN,
     [404, "No such subscription (or another tenant's), or no such record of it"],
     NOT_ACTIVE,
-    429,
+    budgetSpent('resend', 'RATE_LIMIT_RESEND_PER_MINUTE', 60),
   )
   @Post('deliveries/:deliveryId/resend')
   @HttpCode(202)
@@ -102,6 +110,7 @@ export class PartnerToolsController {
     const subscription = await this.subscriptions.findVisible(user, id, subscriptionNotFound());
     const record = await this.deliveries.get(id, deliveryId);
     requireActive(subscription);
+    await this.budgets.spend('resend', subscription);
     const queued = await this.enqueueAgain(user, id, [record.eventId], DeliveryTrigger.RESEND);
     // Nothing queued for a subscription still active: an attempt is pending (202), unless retention
     // took the record, and then its event, since it was read here (404).
@@ -142,7 +151,7 @@ export class PartnerToolsController {
     NOT_ACTIVE,
     413,
     415,
-    429,
+    budgetSpent('recover', 'RATE_LIMIT_RECOVER_PER_MINUTE', 1),
   )
   @Post('recover')
   @HttpCode(202)
@@ -164,6 +173,7 @@ export class PartnerToolsController {
       throw new ValidationFailedException([{ field: 'until', message: 'until must be after since' }]);
     }
     requireActive(subscription);
+    await this.budgets.spend('recover', subscription);
     const eventIds = await this.deliveries.failedEvents(id, since, until, MAX_RECOVERED_EVENTS);
     return { events: await this.enqueueAgain(user, id, eventIds, DeliveryTrigger.RECOVER) };
   }
@@ -206,7 +216,15 @@ export class PartnerToolsController {
     },
   })
   @ApiAcceptedResponse({ type: TestEventReceipt, description: 'The test event is queued (committed)' })
-  @ApiErrors([400, 'Invalid id or eventType'], 401, FORBIDDEN, NOT_FOUND, 413, 415, 429)
+  @ApiErrors(
+    [400, 'Invalid id or eventType'],
+    401,
+    FORBIDDEN,
+    NOT_FOUND,
+    413,
+    415,
+    budgetSpent('test event', 'RATE_LIMIT_TEST_EVENTS_PER_MINUTE', 10),
+  )
   @Post('test')
   @HttpCode(202)
   async test(
@@ -216,6 +234,7 @@ export class PartnerToolsController {
   ): Promise<TestEventReceipt> {
     const subscription = await this.subscriptions.findVisible(user, id, subscriptionNotFound());
     const eventType = body?.eventType ?? WebhookEvent.LICENCE_CREATED_SUCCESS;
+    await this.budgets.spend('test', subscription);
     const eventId = await this.outbox.enqueueTest(subscription, eventType);
     if (eventId === undefined) throw new NotFoundException(subscriptionNotFound());
     return { eventId };

@@ -7,7 +7,7 @@ import type { HttpsProxyAgent } from 'https-proxy-agent';
 import { isNonPublicAddress } from '../common/network/non-public-address';
 import { DeliveryStatus } from '../common/reference/enums';
 import { BlockedAddressError, describeFailure, NOT_PUBLIC } from './delivery-errors';
-import { deliveryHeaders } from './delivery-headers';
+import { customHeaderTransport, deliveryHeaders, DeliveryTransport } from './delivery-headers';
 import { deliveryAgent, deliveryHttp } from './delivery-http';
 import { readExcerpt } from './response-excerpt';
 
@@ -125,6 +125,7 @@ export class DeliveryClient {
     // The time of this attempt, in whole seconds (Standard Webhooks' `webhook-timestamp`).
     const timestamp = Math.floor(sentAt.getTime() / 1000);
     const headers = deliveryHeaders(request, this.userAgent, timestamp);
+    const transport = customHeaderTransport(request);
 
     // Total time-out: DNS, connect, TLS and response headers (axios' own `timeout` is per socket idle).
     const controller = new AbortController();
@@ -138,7 +139,7 @@ export class DeliveryClient {
       if (this.viaProxy && !this.allowPrivateNetworks) {
         await this.checkResolvedAddresses(url.hostname, controller.signal);
       }
-      const response = await this.post(url.href, request.payload, headers, controller.signal);
+      const response = await this.post(url.href, request.payload, { headers, transport }, controller.signal);
       // The answer is the status line: the body is read (up to the cap) to keep the connection
       // reusable, within what is left of the time budget, and its first bytes kept for the record.
       const responseBody = await readExcerpt(response.data, MAX_RESPONSE_BYTES);
@@ -184,13 +185,13 @@ export class DeliveryClient {
   private async post(
     url: string,
     payload: string,
-    headers: Record<string, string | false>,
+    sent: { headers: Record<string, string | false>; transport: DeliveryTransport | undefined },
     signal: AbortSignal,
   ): Promise<AxiosResponse<Readable>> {
     // Each stale connection found is gone from the pool, so this ends on a new one at the latest.
     for (let tries = 1; ; tries++) {
       try {
-        return await this.http.request<Readable>({ url, data: payload, headers, signal });
+        return await this.http.request<Readable>({ url, data: payload, ...sent, signal });
       } catch (error) {
         const err = error as AxiosError & { request?: { reusedSocket?: boolean } };
         const stale =

@@ -1,24 +1,13 @@
+import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { request as httpsRequest, RequestOptions } from 'node:https';
+import { customHeaderNameProblem } from '../subscriptions/custom-header-name';
 import type { DeliveryRequest } from './delivery-client';
 import { webhookSignature } from './webhook-signature';
 
-/** Set here or by HTTP itself: a subscription's custom header never replaces one of them. */
-const RESERVED_HEADERS = new Set([
-  'content-type',
-  'user-agent',
-  'accept-encoding',
-  'host',
-  'content-length',
-  'connection',
-  'transfer-encoding',
-  'webhook-id',
-  'webhook-timestamp',
-  'webhook-signature',
-]);
-
 /**
  * The headers of one attempt (contract section 6): Standard Webhooks' `webhook-id`,
- * `webhook-timestamp` (`timestamp`, whole seconds) and, with signing keys, `webhook-signature`; then
- * the subscription's custom header.
+ * `webhook-timestamp` (`timestamp`, whole seconds) and, with signing keys, `webhook-signature`. The
+ * subscription's custom header goes through customHeaderTransport.
  */
 export function deliveryHeaders(
   request: DeliveryRequest,
@@ -42,10 +31,28 @@ export function deliveryHeaders(
       request.signingKeys,
     );
   }
-  // The custom header when both name and value are set; never one of the headers set here or by
-  // HTTP itself (the API refuses those names already).
-  if (request.headerName && request.headerValue && !RESERVED_HEADERS.has(request.headerName.toLowerCase())) {
-    headers[request.headerName] = request.headerValue;
-  }
   return headers;
+}
+
+/** What axios takes as `transport`: an object with http.request's signature. */
+export interface DeliveryTransport {
+  request(options: RequestOptions, callback: (response: IncomingMessage) => void): ClientRequest;
+}
+
+/**
+ * The subscription's custom header, when both name and value are set and the name is one the API
+ * accepts (a row stored under older rules may hold another), added as axios hands the request to
+ * Node: axios renames a header named like one of its own methods (`toString` went out as
+ * `ToString`, `set` as `Set`) and drops `constructor`, while Node sends every name as given.
+ */
+export function customHeaderTransport(request: DeliveryRequest): DeliveryTransport | undefined {
+  const { headerName, headerValue } = request;
+  if (!headerName || !headerValue || customHeaderNameProblem(headerName) !== undefined) return undefined;
+  return {
+    request: (options, callback) => {
+      // axios' header object has no prototype (AxiosHeaders.toJSON): any name is an own key.
+      (options.headers as OutgoingHttpHeaders)[headerName] = headerValue;
+      return httpsRequest(options, callback);
+    },
+  };
 }

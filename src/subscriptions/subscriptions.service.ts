@@ -1,6 +1,6 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { DataSource } from 'typeorm';
+import { DataSource, QueryRunner } from 'typeorm';
 import type { QueryResult } from 'typeorm/query-runner/QueryResult';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import type { Conditions } from '../common/paging/conditions';
@@ -12,7 +12,6 @@ import { CreateSubscriptionDto } from './dto/create-subscription.dto';
 import { ListActiveSubscriptionsQueryDto } from './dto/list-active-subscriptions.query';
 import { ListSubscriptionsQueryDto, SUBSCRIPTION_SORT_FIELDS } from './dto/list-subscriptions.query';
 import type { SubscriptionRecord } from './dto/subscription.response';
-import { preparedQuery } from '../database/prepared-query';
 import { generateSigningSecret } from './signing-secret';
 import { checkUrlAllowed, distinct, tenantFromBody } from './subscription-body-rules';
 import { SubscriptionStatements } from './subscription-statements';
@@ -21,6 +20,18 @@ import { subscriptionNotFound, visibleTo } from './subscription-visibility';
 /** Every column but the encrypted ones (header value, signing secrets), named as the entity names them. */
 const COLUMNS = `id, tenant, active, name, url, description, events, header_name AS "headerName",
   created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+/** The per-tenant lock of subscription creates and moves; any constant, the same everywhere. */
+const TENANT_SUBSCRIPTIONS_LOCK = 72_700_003;
+
+/**
+ * Serialises the creates and moves into one tenant until the transaction ends, on every instance:
+ * a count and an insert alone would let two racing creates both see room (neither sees the other's
+ * uncommitted row).
+ */
+async function lockTenantSubscriptions(runner: QueryRunner, tenant: string): Promise<void> {
+  await runner.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [TENANT_SUBSCRIPTIONS_LOCK, tenant]);
+}
 
 /** `\`, `%` and `_` match themselves in `index` (contract section 4). */
 export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -87,27 +98,34 @@ export class SubscriptionsService {
     checkUrlAllowed(body.url, this.allowPrivateNetworks);
     const headerName = body.headerName ?? null;
     const headerValue = headerName !== null && typeof body.headerValue === 'string' ? body.headerValue : null;
-    const rows = await preparedQuery<SubscriptionRecord>(
-      this.dataSource,
-      'subscriptions_insert',
-      `INSERT INTO subscriptions
-         (tenant, active, name, url, description, events, header_name, header_value_encrypted,
-          signing_secret_encrypted)
-       VALUES ($1, $2, $3, $4, $5, $6::varchar(64)[], $7, $8, $9)
-       RETURNING ${COLUMNS}`,
-      [
-        tenant,
-        body.active ?? true,
-        body.name,
-        body.url,
-        body.description ?? null,
-        distinct(body.events),
-        headerName,
-        headerValue === null ? null : this.secretBox.encrypt(headerValue),
-        this.secretBox.encrypt(generateSigningSecret()),
-      ],
-    );
-    return rows[0];
+    const values = [
+      tenant,
+      body.active ?? true,
+      body.name,
+      body.url,
+      body.description ?? null,
+      distinct(body.events),
+      headerName,
+      headerValue === null ? null : this.secretBox.encrypt(headerValue),
+      this.secretBox.encrypt(generateSigningSecret()),
+      this.perTenantMax,
+    ];
+    const created = await this.dataSource.transaction(async (manager) => {
+      await lockTenantSubscriptions(manager.queryRunner!, tenant);
+      // Inserted only while the tenant has room, counted after the lock (a statement of its own, so
+      // it sees every create that held the lock before).
+      const rows: SubscriptionRecord[] = await manager.query(
+        `INSERT INTO subscriptions
+           (tenant, active, name, url, description, events, header_name, header_value_encrypted,
+            signing_secret_encrypted)
+         SELECT $1::text, $2::boolean, $3::text, $4::text, $5::text, $6::varchar(64)[], $7::text, $8::text, $9::text
+         WHERE (SELECT count(*) FROM subscriptions WHERE tenant = $1) < $10
+         RETURNING ${COLUMNS}`,
+        values,
+      );
+      return rows[0];
+    });
+    return created ?? this.tenantFull();
   }
 
   /**
@@ -157,7 +175,7 @@ export class SubscriptionsService {
         headerMode,
         headerMode === 'set' ? this.secretBox.encrypt(body.headerValue as string) : null,
       ],
-      tenant === null ? undefined : id,
+      tenant === null ? undefined : { id, tenant },
     );
     return row ?? this.notFound(subscriptionNotFound(id));
   }
@@ -191,18 +209,42 @@ export class SubscriptionsService {
   private async mutateOne(
     sql: string,
     params: unknown[],
-    movable?: number,
+    movable?: { id: number; tenant: string },
   ): Promise<SubscriptionRecord | undefined> {
     return this.dataSource.transaction(async (manager) => {
       const runner = manager.queryRunner!;
       if (movable !== undefined) {
-        await runner.query(`SELECT 1 FROM subscriptions WHERE id = $1 FOR UPDATE`, [movable]);
+        await runner.query(`SELECT 1 FROM subscriptions WHERE id = $1 FOR UPDATE`, [movable.id]);
+        await this.checkRoomToMoveIn(runner, movable.id, movable.tenant);
       }
       const result = (await runner.query(sql, params, true)) as QueryResult<SubscriptionRecord>;
       // A tenant change drops its jobs and history in this transaction (a trigger: migration
       // SubscriptionMoveClearsItsHistory), as a DELETE's foreign keys do.
       return result.records[0];
     });
+  }
+
+  /** A subscription moved to another tenant counts against that tenant's limit, as a create does. */
+  private async checkRoomToMoveIn(runner: QueryRunner, id: number, tenant: string): Promise<void> {
+    await lockTenantSubscriptions(runner, tenant);
+    const [{ stays, count }] = (await runner.query(
+      `SELECT (SELECT tenant = $1 FROM subscriptions WHERE id = $2) AS stays,
+              (SELECT count(*)::int FROM subscriptions WHERE tenant = $1) AS count`,
+      [tenant, id],
+    )) as Array<{ stays: boolean | null; count: number }>;
+    if (stays === false && count >= this.perTenantMax) this.tenantFull();
+  }
+
+  /** Contract section 8, Subscriptions per tenant: 409 naming the limit. */
+  private tenantFull(): never {
+    throw new ConflictException(
+      `The tenant already has ${this.perTenantMax} subscriptions, the most allowed ` +
+        '(SUBSCRIPTIONS_PER_TENANT_MAX): delete one first',
+    );
+  }
+
+  private get perTenantMax(): number {
+    return this.config.getOrThrow('subscriptions', { infer: true }).perTenantMax;
   }
 
   /** For the url rule (checkUrlAllowed): WEBHOOK_ALLOW_PRIVATE_NETWORKS. */

@@ -69,6 +69,9 @@ export async function startTestApp(
     // the rate-limit spec sets its own.
     RATE_LIMIT_LOGIN_PER_MINUTE: '100000',
     RATE_LIMIT_API_PER_MINUTE: '100000',
+    RATE_LIMIT_RECOVER_PER_MINUTE: '100000',
+    RATE_LIMIT_TEST_EVENTS_PER_MINUTE: '100000',
+    RATE_LIMIT_RESEND_PER_MINUTE: '100000',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     ...overrides,

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { QueryFailedError } from 'typeorm';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from './database-unavailable';
 import { errorBody, FieldError } from './error-body';
+import { RetryLaterException } from './retry-later.exception';
 import { ValidationFailedException } from './validation-failed.exception';
 
 interface Mapped {
@@ -33,6 +34,13 @@ const ROUTE_NOT_FOUND = /^Cannot (\S+) ([^?]*)\?.*$/s;
 export function mapException(exception: unknown): Mapped {
   if (exception instanceof ValidationFailedException) {
     return { status: 400, message: exception.message, errors: exception.fieldErrors };
+  }
+  if (exception instanceof RetryLaterException) {
+    return {
+      status: exception.getStatus(),
+      message: exception.message,
+      retryAfter: exception.retryAfterSeconds,
+    };
   }
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
@@ -109,10 +117,10 @@ export function sendError(
   logger: { error(message: unknown, ...rest: unknown[]): void },
 ): void {
   const mapped = mapException(exception);
-  if (mapped.retryAfter !== undefined) {
+  if (mapped.retryAfter !== undefined) void reply.header('Retry-After', String(mapped.retryAfter));
+  if (mapped.status === 503 && mapped.retryAfter !== undefined) {
     // Expected while the database is away: one line, without the stack of every request.
     logger.error({ requestId: request.id, reason: String((exception as Error)?.message) }, mapped.message);
-    void reply.header('Retry-After', String(mapped.retryAfter));
   } else if (mapped.status >= 500) {
     // The cause goes to the log only; the caller gets the generic body (never a stack or SQL).
     logger.error({ err: exception, requestId: request.id }, 'unhandled error');
