@@ -66,7 +66,8 @@ async function bootstrap(): Promise<void> {
     await database.stop();
     process.exit(1);
   }
-  logger.info(`listening on ${config.app.host}:${config.app.port}`);
+  const api = await app.getUrl();
+  logger.info(`listening: API ${api}, portal ${api}/portal, docs ${api}/docs`);
 
   // Graceful shutdown (contract section 1): stop accepting requests, then Nest runs the modules'
   // shutdown hooks (the dispatcher drains there) and closes the HTTP server, then the embedded

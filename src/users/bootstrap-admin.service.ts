@@ -4,6 +4,13 @@ import type { AppConfig } from '../config/configuration';
 import { UserRole } from '../common/reference/enums';
 import { UsersService } from './users.service';
 
+/** How to create the first administrator, said at start-up while there is no user at all. */
+const FIRST_ADMINISTRATOR_HINT =
+  'no user exists yet: to create the first administrator, set BOOTSTRAP_ADMIN_EMAIL and ' +
+  'BOOTSTRAP_ADMIN_PASSWORD (tenant BOOTSTRAP_ADMIN_TENANT, default provider) and start again, or run ' +
+  '`npm run cli -- users:create --email E --password P --role ROLE_PARTNER --tenant T --partner-id N ' +
+  '--partner-name NAME --admin`';
+
 /** BOOTSTRAP_ADMIN_EMAIL/PASSWORD: the first administrator, created once (contract section 1). */
 @Injectable()
 export class BootstrapAdminService implements OnApplicationBootstrap {
@@ -16,7 +23,11 @@ export class BootstrapAdminService implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     const admin = this.config.getOrThrow('auth', { infer: true }).bootstrapAdmin;
-    if (!admin || (await this.users.existsByEmail(admin.email))) return;
+    if (!admin) {
+      if (!(await this.users.anyExists())) this.logger.warn(FIRST_ADMINISTRATOR_HINT);
+      return;
+    }
+    if (await this.users.existsByEmail(admin.email)) return;
     try {
       await this.users.create({
         email: admin.email,

@@ -79,6 +79,10 @@ export class UsersService {
       .getOne();
   }
 
+  async anyExists(): Promise<boolean> {
+    return this.users.createQueryBuilder('u').getExists();
+  }
+
   async existsByEmail(email: string): Promise<boolean> {
     return this.users.createQueryBuilder('u').where('lower(u.email) = lower(:email)', { email }).getExists();
   }
