@@ -15,6 +15,7 @@ import type { SubscriptionRecord } from './dto/subscription.response';
 import { preparedQuery } from '../database/prepared-query';
 import { generateSigningSecret } from './signing-secret';
 import { checkUrlAllowed, distinct, tenantFromBody } from './subscription-body-rules';
+import { sealedIn } from './sealed-columns';
 import { SubscriptionStatements } from './subscription-statements';
 import { subscriptionNotFound, visibleTo } from './subscription-visibility';
 
@@ -87,13 +88,20 @@ export class SubscriptionsService {
     checkUrlAllowed(body.url, this.allowPrivateNetworks);
     const headerName = body.headerName ?? null;
     const headerValue = headerName !== null && typeof body.headerValue === 'string' ? body.headerValue : null;
+    // The id first: the sealed values are bound to their row (SecretBox).
+    const [{ id }] = await preparedQuery<{ id: number }>(
+      this.dataSource,
+      'subscriptions_next_id',
+      `SELECT nextval(pg_get_serial_sequence('subscriptions', 'id'))::int AS id`,
+      [],
+    );
     const rows = await preparedQuery<SubscriptionRecord>(
       this.dataSource,
       'subscriptions_insert',
       `INSERT INTO subscriptions
          (tenant, active, name, url, description, events, header_name, header_value_encrypted,
-          signing_secret_encrypted)
-       VALUES ($1, $2, $3, $4, $5, $6::varchar(64)[], $7, $8, $9)
+          signing_secret_encrypted, id)
+       VALUES ($1, $2, $3, $4, $5, $6::varchar(64)[], $7, $8, $9, $10)
        RETURNING ${COLUMNS}`,
       [
         tenant,
@@ -103,8 +111,9 @@ export class SubscriptionsService {
         body.description ?? null,
         distinct(body.events),
         headerName,
-        headerValue === null ? null : this.secretBox.encrypt(headerValue),
-        this.secretBox.encrypt(generateSigningSecret()),
+        headerValue === null ? null : this.secretBox.seal(headerValue, sealedIn.headerValue(id)),
+        this.secretBox.seal(generateSigningSecret(), sealedIn.signingSecret(id)),
+        id,
       ],
     );
     return rows[0];
@@ -155,7 +164,9 @@ export class SubscriptionsService {
         tenant,
         headerName,
         headerMode,
-        headerMode === 'set' ? this.secretBox.encrypt(body.headerValue as string) : null,
+        headerMode === 'set'
+          ? this.secretBox.seal(body.headerValue as string, sealedIn.headerValue(id))
+          : null,
       ],
       tenant === null ? undefined : id,
     );
