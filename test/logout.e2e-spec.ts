@@ -1,9 +1,9 @@
-import { buildService, ServiceProcess } from './support/service-process';
+import { startSecondInstance } from './support/second-instance';
+import type { ServiceProcess } from './support/service-process';
 import { startTestApp, TestApp, TestUser } from './support/test-app';
 
-/** The user-check bound on both instances (contract section 8: refused within it on every instance). */
+/** The user-check bound on both instances, and room for a loaded machine on top of it. */
 const USER_CACHE_TTL_MS = 2_000;
-/** Room for a loaded machine on top of the bound: the test fails only past bound + slack. */
 const SLACK_MS = 3_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -17,25 +17,14 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('POST /auth/logout (contract section 8)', () => {
   let t: TestApp;
   let other: ServiceProcess | undefined;
-  let removeBuild: (() => Promise<void>) | undefined;
+  let stopOther: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
     t = await startTestApp({ USER_CACHE_TTL_MS: String(USER_CACHE_TTL_MS) });
-    const build = await buildService();
-    removeBuild = build.remove;
-    other = await ServiceProcess.start(build.main, {
-      DATABASE_URL: t.databaseUrl,
-      JWT_SECRET: t.env.JWT_SECRET,
-      SECRETS_KEY: t.env.SECRETS_KEY,
-      USER_CACHE_TTL_MS: String(USER_CACHE_TTL_MS),
-      RATE_LIMIT_API_PER_MINUTE: '100000',
-      RATE_LIMIT_LOGIN_PER_MINUTE: '100000',
-      DB_MIGRATE_ON_START: 'false',
-    });
+    ({ instance: other, stop: stopOther } = await startSecondInstance(t, USER_CACHE_TTL_MS));
   }, 180_000);
   afterAll(async () => {
-    await other?.stop('SIGTERM');
-    await removeBuild?.();
+    await stopOther?.();
     await t?.close();
   });
 
