@@ -12,6 +12,7 @@ import { SubscriptionSigningSecrets1764400100000 } from './1764400100000-Subscri
 import { DeliveryTriggersAndDetails1764400200000 } from './1764400200000-DeliveryTriggersAndDetails';
 import { SubscriptionReceiverHost1764500000000 } from './1764500000000-SubscriptionReceiverHost';
 import { BindSealedSecrets1764600000000 } from './1764600000000-BindSealedSecrets';
+import { RevokedTokens1764600100000 } from './1764600100000-RevokedTokens';
 
 /** Every migration, in order. `npm run migration:generate` writes a file here: add its class below. */
 export const migrations = [
@@ -29,4 +30,5 @@ export const migrations = [
   DeliveryTriggersAndDetails1764400200000,
   SubscriptionReceiverHost1764500000000,
   BindSealedSecrets1764600000000,
+  RevokedTokens1764600100000,
 ];
