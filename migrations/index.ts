@@ -11,6 +11,7 @@ import { WebhookDeliveryCounts1764400000000 } from './1764400000000-WebhookDeliv
 import { SubscriptionSigningSecrets1764400100000 } from './1764400100000-SubscriptionSigningSecrets';
 import { DeliveryTriggersAndDetails1764400200000 } from './1764400200000-DeliveryTriggersAndDetails';
 import { SubscriptionReceiverHost1764500000000 } from './1764500000000-SubscriptionReceiverHost';
+import { IdempotentPublish1764700000000 } from './1764700000000-IdempotentPublish';
 
 /** Every migration, in order. `npm run migration:generate` writes a file here: add its class below. */
 export const migrations = [
@@ -27,4 +28,5 @@ export const migrations = [
   SubscriptionSigningSecrets1764400100000,
   DeliveryTriggersAndDetails1764400200000,
   SubscriptionReceiverHost1764500000000,
+  IdempotentPublish1764700000000,
 ];
