@@ -11,10 +11,15 @@ import { enqueueOnce, KeyedEvent } from './idempotent-enqueue.statement';
 /** Anything that runs SQL inside the caller's transaction: an EntityManager or a QueryRunner. */
 export type TransactionHandle = Pick<EntityManager, 'query'> | Pick<QueryRunner, 'query'>;
 
+/** An event's validated body, as every receiver gets it. */
+type EventBody = ReturnType<typeof licenceEventBody>;
+
 export interface EnqueueOptions {
   /**
    * Idempotent publish (contract section 11): within retention, the tenant's first event with this
    * key is the only one; the same event again answers its receipt (`replayed`), another is a 409.
+   * In a caller's REPEATABLE READ or SERIALIZABLE transaction, a key taken by one that committed
+   * after its snapshot is PostgreSQL's serialization failure: retry that transaction.
    */
   idempotencyKey?: string;
 }
@@ -26,7 +31,7 @@ export interface EnqueueOptions {
 const KEYED_ATTEMPTS = 3;
 
 /** What makes two publications the same event: not the timestamp the service assigns. */
-const bodySha256 = (body: ReturnType<typeof licenceEventBody>): Buffer =>
+const bodySha256 = (body: EventBody): Buffer =>
   createHash('sha256')
     .update(JSON.stringify([body.eventType, body.tenant, body.licence, body.error]))
     .digest();
@@ -143,7 +148,7 @@ export class WebhookOutbox {
   }
 
   private async enqueueOnce(
-    body: ReturnType<typeof licenceEventBody>,
+    body: EventBody,
     db: TransactionHandle | DataSource,
     idempotencyKey: string,
   ): Promise<PublishReceipt> {
@@ -206,11 +211,7 @@ export class WebhookOutbox {
 }
 
 /** The receipt the key's first publication answered; a 409 when the key holds another event. */
-function receiptOf(
-  body: ReturnType<typeof licenceEventBody>,
-  keyed: KeyedEvent,
-  key: string,
-): PublishReceipt {
+function receiptOf(body: EventBody, keyed: KeyedEvent, key: string): PublishReceipt {
   if (!keyed.sameBody) throw new IdempotencyKeyReusedException(key);
   return {
     eventId: Number(keyed.eventId),
