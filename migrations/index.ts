@@ -13,6 +13,7 @@ import { DeliveryTriggersAndDetails1764400200000 } from './1764400200000-Deliver
 import { SubscriptionReceiverHost1764500000000 } from './1764500000000-SubscriptionReceiverHost';
 import { BindSealedSecrets1764600000000 } from './1764600000000-BindSealedSecrets';
 import { RevokedTokens1764600100000 } from './1764600100000-RevokedTokens';
+import { IdempotentPublish1764700000000 } from './1764700000000-IdempotentPublish';
 
 /** Every migration, in order. `npm run migration:generate` writes a file here: add its class below. */
 export const migrations = [
@@ -31,4 +32,5 @@ export const migrations = [
   SubscriptionReceiverHost1764500000000,
   BindSealedSecrets1764600000000,
   RevokedTokens1764600100000,
+  IdempotentPublish1764700000000,
 ];
