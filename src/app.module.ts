@@ -16,6 +16,7 @@ import { UsersModule } from './users/users.module';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module';
 import { DispatcherModule } from './dispatcher/dispatcher.module';
 import { DeliveriesModule } from './deliveries/deliveries.module';
+import { EventTypesModule } from './event-types/event-types.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { RetentionModule } from './retention/retention.module';
 import { PortalModule } from './portal/portal.module';
@@ -37,6 +38,7 @@ export class AppModule {
         SubscriptionsModule,
         DispatcherModule,
         DeliveriesModule,
+        EventTypesModule,
         MetricsModule,
         RetentionModule,
         PortalModule,
