@@ -1,6 +1,6 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -121,8 +121,14 @@ async function stop(service: Running, signal: NodeJS.Signals): Promise<Exit> {
 }
 
 /** PostgreSQL processes running on `<dataDir>/pg`, from /proc. */
+/** The cluster's real folder: run as root, `<DATA_DIR>/pg` links to one only root may enter. */
+function clusterOf(dataDir: string): string {
+  const link = join(dataDir, 'pg');
+  return existsSync(link) ? realpathSync(link) : link;
+}
+
 function postgresOn(dataDir: string): number[] {
-  const cluster = join(dataDir, 'pg');
+  const cluster = clusterOf(dataDir);
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -499,7 +505,7 @@ describe('running the built service (contract section 1)', () => {
       // The layout PostgreSQL writes: pid, data directory, start time, port, socket dir, host, key, status.
       writeFileSync(
         pidFile,
-        `${pid()}\n${join(dataDir, 'pg')}\n1700000000\n54321\n\n127.0.0.1\n  1234567     12345\nready   \n`,
+        `${pid()}\n${clusterOf(dataDir)}\n1700000000\n54321\n\n127.0.0.1\n  1234567     12345\nready   \n`,
       );
 
       const second = await start({ DATA_DIR: dataDir });
@@ -526,7 +532,7 @@ describe('running the built service (contract section 1)', () => {
       // As if our server had died and its pid (and port) had gone to the other cluster's server.
       writeFileSync(
         join(dataDir, 'pg', 'postmaster.pid'),
-        `${otherPg}\n${join(dataDir, 'pg')}\n1700000000\n${otherPort}\n\n127.0.0.1\n  1234567     12345\nready   \n`,
+        `${otherPg}\n${clusterOf(dataDir)}\n1700000000\n${otherPort}\n\n127.0.0.1\n  1234567     12345\nready   \n`,
       );
 
       const second = await start({ DATA_DIR: dataDir });
