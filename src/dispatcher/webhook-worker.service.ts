@@ -42,7 +42,7 @@ export type WorkerState = 'STARTING' | 'WAITING' | 'CLAIMING' | 'PAUSED' | 'DRAI
 @Injectable()
 export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('WebhookWorker');
-  readonly instanceId = `${hostname().slice(0, 40)}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly instanceId = `${hostname().slice(0, 40)}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private state: WorkerState = 'STARTING';
   private readonly settings: WorkerSettings;
   private readonly policy: AdmissionPolicy;
@@ -89,19 +89,6 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
         tenantRoom: () => policy.tenantRoom(),
       },
     );
-  }
-
-  get leaseMs(): number {
-    return this.settings.leaseMs;
-  }
-
-  /** In-flight cap of one subscription (one receiver URL): a quarter of the slots, rounded up. */
-  get perReceiverLimit(): number {
-    return this.policy.subscriptionLimit;
-  }
-
-  get currentState(): WorkerState {
-    return this.state;
   }
 
   async onApplicationBootstrap(): Promise<void> {
