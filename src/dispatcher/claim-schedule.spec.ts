@@ -1,12 +1,25 @@
-import { ClaimSchedule, ClaimScheduleSizes } from './claim-schedule';
+import { ClaimSchedule, ClaimScheduleSizes, WorkerHoldings } from './claim-schedule';
 
 /** The worker's sizes for WEBHOOK_CONCURRENCY=8: 16 jobs leased at once, 2 in flight per subscription. */
 const EIGHT_SLOTS: ClaimScheduleSizes = { concurrency: 8, capacity: 16, subscriptionLimit: 2, maxBatch: 100 };
 
 /** A schedule over an occupancy the test sets: nothing in flight or queued, a tenant's whole room. */
 function scheduleOf(sizes: ClaimScheduleSizes = EIGHT_SLOTS) {
-  const occupancy = { inFlight: 0, queued: 0, tenantRooms: 14, tenantRoom: () => occupancy.tenantRooms };
-  return { schedule: new ClaimSchedule(sizes, occupancy), occupancy };
+  const occupancy = { inFlight: 0, queued: 0, tenantRooms: 14 };
+  const holdings: WorkerHoldings = {
+    inFlight: {
+      get size() {
+        return occupancy.inFlight;
+      },
+    },
+    queue: {
+      get length() {
+        return occupancy.queued;
+      },
+    },
+    policy: { tenantRoom: () => occupancy.tenantRooms },
+  };
+  return { schedule: new ClaimSchedule(sizes, holdings), occupancy };
 }
 
 type Held = Partial<Pick<ReturnType<typeof scheduleOf>['occupancy'], 'inFlight' | 'queued'>>;

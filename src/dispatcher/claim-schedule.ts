@@ -1,11 +1,11 @@
-/** What the worker holds now, read when a claim is considered (no copy is made per delivery). */
-export interface WorkerOccupancy {
-  /** Deliveries running here. */
-  readonly inFlight: number;
-  /** Jobs claimed ahead, waiting here for a slot. */
-  readonly queued: number;
-  /** The most jobs one tenant may still take here (AdmissionPolicy.tenantRoom). */
-  tenantRoom(): number;
+/** Where the worker's jobs are, read when a claim is considered (no copy is made per delivery). */
+export interface WorkerHoldings {
+  /** Deliveries running here (InFlightDeliveries). */
+  inFlight: { readonly size: number };
+  /** Jobs claimed ahead, waiting here for a slot (ClaimedJobsQueue). */
+  queue: { readonly length: number };
+  /** The most jobs one tenant may still take here (AdmissionPolicy). */
+  policy: { tenantRoom(): number };
 }
 
 export interface ClaimScheduleSizes {
@@ -46,11 +46,18 @@ export class ClaimSchedule {
   /** Due jobs may be waiting that the last claim did not take (batch full, owners at their cap). */
   private backlog = true;
   private fresh = true;
+  private readonly inFlight: WorkerHoldings['inFlight'];
+  private readonly queue: WorkerHoldings['queue'];
+  private readonly policy: WorkerHoldings['policy'];
 
   constructor(
     private readonly sizes: ClaimScheduleSizes,
-    private readonly occupancy: WorkerOccupancy,
-  ) {}
+    { inFlight, queue, policy }: WorkerHoldings,
+  ) {
+    this.inFlight = inFlight;
+    this.queue = queue;
+    this.policy = policy;
+  }
 
   /** Whether a claim was asked for and not yet begun. */
   get wantsClaim(): boolean {
@@ -95,7 +102,7 @@ export class ClaimSchedule {
       return 0;
     }
     // Without news only the tenants here can gain: a bigger window would lock rows it cannot take.
-    const wanted = Math.min(room, this.sizes.maxBatch, this.fresh ? room : this.occupancy.tenantRoom());
+    const wanted = Math.min(room, this.sizes.maxBatch, this.fresh ? room : this.policy.tenantRoom());
     this.fresh = false;
     return wanted;
   }
@@ -113,11 +120,12 @@ export class ClaimSchedule {
   /** How many more jobs a claim may take now: 0 while the room is too small to be worth a claim. */
   private roomToClaim(): number {
     const { capacity, concurrency, subscriptionLimit } = this.sizes;
-    const { inFlight, queued } = this.occupancy;
+    const inFlight = this.inFlight.size;
+    const queued = this.queue.length;
     const room = capacity - inFlight - queued;
     const idleSlots = inFlight < concurrency && queued === 0;
     if (room < subscriptionLimit && !(idleSlots && room > 0)) return 0;
     // Every tenant here at its cap, and nothing new: a claim could only look for others' jobs in vain.
-    return this.fresh || this.occupancy.tenantRoom() >= subscriptionLimit ? room : 0;
+    return this.fresh || this.policy.tenantRoom() >= subscriptionLimit ? room : 0;
   }
 }

@@ -71,23 +71,14 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.queue = new ClaimedJobsQueue(this.policy);
     this.inFlight = new InFlightDeliveries(sender, completions, this.policy, metrics);
     this.unsent = new UnsentJobs(jobs, this.instanceId);
-    const { inFlight, queue, policy } = this;
     this.schedule = new ClaimSchedule(
       {
         concurrency,
         capacity: this.settings.capacity,
-        subscriptionLimit: policy.subscriptionLimit,
+        subscriptionLimit: this.policy.subscriptionLimit,
         maxBatch: MAX_CLAIM_BATCH,
       },
-      {
-        get inFlight() {
-          return inFlight.size;
-        },
-        get queued() {
-          return queue.length;
-        },
-        tenantRoom: () => policy.tenantRoom(),
-      },
+      { inFlight: this.inFlight, queue: this.queue, policy: this.policy },
     );
   }
 
