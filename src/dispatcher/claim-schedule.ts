@@ -42,9 +42,11 @@ export interface ClaimOutcome {
  *   that room), or if there was no room to claim at all.
  */
 export class ClaimSchedule {
+  /** Another claim is wanted once the running one ends. */
   private claimWanted = false;
   /** Due jobs may be waiting that the last claim did not take (batch full, owners at their cap). */
   private backlog = true;
+  /** Jobs may have been published or handed back since the last claim began. */
   private fresh = true;
   private readonly inFlight: WorkerHoldings['inFlight'];
   private readonly queue: WorkerHoldings['queue'];
