@@ -1,7 +1,9 @@
+import { ConfigService } from '@nestjs/config';
 import { WebhookEvent } from '../src/common/reference/enums';
+import { AdmissionPolicy } from '../src/dispatcher/admission-policy';
 import { LicenceCreatedSuccessEvent } from '../src/dispatcher/events/licence-created-success.event';
 import { LicenceEventPublisher } from '../src/dispatcher/licence-event.publisher';
-import { WebhookWorker } from '../src/dispatcher/webhook-worker.service';
+import { workerSettings } from '../src/dispatcher/worker-settings';
 import {
   createSubscription,
   licence,
@@ -39,7 +41,9 @@ describe('Dispatcher: per-receiver in-flight caps', () => {
       );
 
   it('sends a healthy receiver up to a quarter of the slots, and an unresponsive one a single request', async () => {
-    expect(t.app.get(WebhookWorker).perReceiverLimit).toBe(2);
+    // The cap as the worker derives it from the configuration.
+    const { concurrency, unresponsiveForMs } = workerSettings(t.app.get(ConfigService));
+    expect(new AdmissionPolicy(concurrency, unresponsiveForMs, 0).subscriptionLimit).toBe(2);
     const healthy = await Receiver.start(testCa().server, { status: 200, delayMs: 150 });
     const dead = await Receiver.start(testCa().server, { hang: true });
     receivers.push(healthy, dead);

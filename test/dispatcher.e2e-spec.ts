@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
+import { ConfigService } from '@nestjs/config';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { ValidationFailedException } from '../src/common/errors/validation-failed.exception';
 import { DeliveryStatus, WebhookEvent } from '../src/common/reference/enums';
@@ -10,7 +11,7 @@ import { LicenceCreatedSuccessEvent } from '../src/dispatcher/events/licence-cre
 import { LICENCE_EVENT_CLASSES } from '../src/dispatcher/events/licence-events';
 import { LicenceEventPublisher } from '../src/dispatcher/licence-event.publisher';
 import { WebhookOutbox } from '../src/dispatcher/webhook-outbox.service';
-import { WebhookWorker } from '../src/dispatcher/webhook-worker.service';
+import { workerSettings } from '../src/dispatcher/worker-settings';
 import { Subscription } from '../src/subscriptions/subscription.entity';
 import {
   createSubscription,
@@ -370,8 +371,7 @@ describe('Dispatcher: licence events to webhook deliveries', () => {
     expect(cases.find((c) => c.name === 'untrusted')!.hook.receipts).toHaveLength(0);
 
     // No automatic resend: longer than a lease plus a sweep, and still one attempt each.
-    const worker = t.app.get(WebhookWorker);
-    await sleep(worker.leaseMs + 1000);
+    await sleep(workerSettings(t.app.get(ConfigService)).leaseMs + 1000);
     for (const c of cases) {
       await expect(deliveriesOf(t.dataSource, subs.get(c.name)!.id)).resolves.toHaveLength(1);
       if (c.name !== 'untrusted')

@@ -8,27 +8,50 @@ import type {
 } from './events/licence-events';
 import type { TransactionHandle } from './webhook-outbox.service';
 
-/** Set by LicenceEventPublisher: its caller awaits the outcome, so a failure is thrown to it. */
-export const AWAITED = Symbol('awaited by LicenceEventPublisher');
-
-/** Second argument of every licence event on the emitter (see EnqueueWebhooksListener). */
-export interface LicenceEventContext {
+/** What a caller of LicenceEventPublisher may add to an event. */
+export interface PublishOptions {
   /** The caller's transaction: the event and its jobs commit (or roll back) with it. */
   transaction?: TransactionHandle;
   /** Idempotent publish (contract section 11; WebhookOutbox's EnqueueOptions). */
   idempotencyKey?: string;
-  [AWAITED]?: true;
 }
 
-const isReceipt = (value: unknown): value is PublishReceipt =>
-  typeof value === 'object' && value !== null && 'eventId' in value && 'matchedSubscriptions' in value;
+/**
+ * Where EnqueueWebhooksListener reports what became of an event LicenceEventPublisher emitted: the
+ * receipt of the committed jobs, or why none were.
+ */
+export class PublishOutcome {
+  private receipt: PublishReceipt | undefined;
+  private failure: { error: unknown } | undefined;
+
+  enqueued(receipt: PublishReceipt): void {
+    this.receipt = receipt;
+  }
+
+  refused(error: unknown): void {
+    this.failure = { error };
+  }
+
+  /** The receipt, or the error the listener met; throws when no dispatcher listener reported. */
+  result(name: LicenceEventName): PublishReceipt {
+    if (this.failure) throw this.failure.error;
+    if (!this.receipt) throw new Error(`no dispatcher listener is registered for ${name}`);
+    return this.receipt;
+  }
+}
+
+/** Second argument of every licence event on the emitter (see EnqueueWebhooksListener). */
+export interface LicenceEventContext extends PublishOptions {
+  /** Present when LicenceEventPublisher emitted the event: its caller awaits the outcome. */
+  outcome?: PublishOutcome;
+}
 
 /**
  * The in-process interface for internal licence services (contract section 6): publishes a typed
  * licence event through @nestjs/event-emitter. `emitAsync` awaits the dispatcher's listener, which
- * commits the event and one job per matching subscription, so when the returned promise resolves
- * the deliveries are durable; it rejects (and nothing is enqueued) when the event is invalid or
- * the database refuses it.
+ * commits the event and one job per matching subscription and reports the receipt to a
+ * PublishOutcome, so when the returned promise resolves the deliveries are durable; it rejects (and
+ * nothing is enqueued) when the event is invalid or the database refuses it.
  */
 @Injectable()
 export class LicenceEventPublisher {
@@ -38,17 +61,18 @@ export class LicenceEventPublisher {
   async emit<K extends LicenceEventName>(
     name: K,
     event: LicenceEventMap[K],
-    context: LicenceEventContext = {},
+    options: PublishOptions = {},
   ): Promise<PublishReceipt> {
     if (event.eventType !== name) throw new TypeError(`event ${event.eventType} emitted as ${name}`);
-    const results: unknown[] = await this.emitter.emitAsync(name, event, { ...context, [AWAITED]: true });
-    const receipt = results.find(isReceipt);
-    if (!receipt) throw new Error(`no dispatcher listener is registered for ${name}`);
-    return receipt;
+    // The listener reports to `outcome`: no other listener's answer on the emitter can pass for the receipt.
+    const outcome = new PublishOutcome();
+    const context: LicenceEventContext = { ...options, outcome };
+    await this.emitter.emitAsync(name, event, context);
+    return outcome.result(name);
   }
 
   /** `emit(event.eventType, event)`. */
-  publish(event: LicenceEvent, context: LicenceEventContext = {}): Promise<PublishReceipt> {
-    return this.emit(event.eventType, event as never, context);
+  publish(event: LicenceEvent, options: PublishOptions = {}): Promise<PublishReceipt> {
+    return this.emit(event.eventType, event as never, options);
   }
 }

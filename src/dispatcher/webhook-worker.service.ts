@@ -5,6 +5,7 @@ import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/configuration';
 import { MetricsService } from '../metrics/metrics.service';
 import { AdmissionPolicy, skipsSomeOwner } from './admission-policy';
+import { ClaimSchedule } from './claim-schedule';
 import { ClaimedJobsQueue } from './claimed-jobs.queue';
 import { CompletionWriter } from './completion-writer';
 import { InFlightDeliveries } from './in-flight-deliveries';
@@ -32,28 +33,23 @@ export type WorkerState = 'STARTING' | 'WAITING' | 'CLAIMING' | 'PAUSED' | 'DRAI
 /**
  * Delivers pending jobs (contract section 6). Claims (WebhookJobsRepository) run when a job is
  * published (NotificationListener, or the publisher on this instance), when room frees while work
- * may be waiting, and on a periodic sweep that also takes jobs whose lease ran out. Claims run
- * ahead of the free slots: up to as many jobs again wait in a local queue (ClaimedJobsQueue), so a
- * slot that frees starts the next delivery at once. Who may start is AdmissionPolicy's call (per
- * subscription, host and tenant); outcomes go to CompletionWriter; jobs it will not send go back
- * or away through UnsentJobs.
+ * may be waiting, and on a periodic sweep that also takes jobs whose lease ran out; when exactly,
+ * and how many jobs each takes, is ClaimSchedule's call. Claims run ahead of the free slots: up to
+ * as many jobs again wait in a local queue (ClaimedJobsQueue), so a slot that frees starts the next
+ * delivery at once. Who may start is AdmissionPolicy's call (per subscription, host and tenant);
+ * outcomes go to CompletionWriter; jobs it will not send go back or away through UnsentJobs.
  */
 @Injectable()
 export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('WebhookWorker');
-  readonly instanceId = `${hostname().slice(0, 40)}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly instanceId = `${hostname().slice(0, 40)}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private state: WorkerState = 'STARTING';
   private readonly settings: WorkerSettings;
   private readonly policy: AdmissionPolicy;
   private readonly queue: ClaimedJobsQueue;
   private readonly inFlight: InFlightDeliveries;
   private readonly unsent: UnsentJobs;
-  /** Another claim is wanted once the running one ends. */
-  private claimWanted = false;
-  /** Due jobs may be waiting that the last claim did not take (batch full, owners at their cap). */
-  private backlog = true;
-  /** Jobs may have been published or handed back since the last claim began. */
-  private fresh = true;
+  private readonly schedule: ClaimSchedule;
   /** Counts subscriptions-gone notifications, so a claim that raced one checks its jobs too. */
   private goneEpoch = 0;
   private claimFailures = 0;
@@ -75,34 +71,26 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.queue = new ClaimedJobsQueue(this.policy);
     this.inFlight = new InFlightDeliveries(sender, completions, this.policy, metrics);
     this.unsent = new UnsentJobs(jobs, this.instanceId);
-  }
-
-  get leaseMs(): number {
-    return this.settings.leaseMs;
-  }
-
-  /** In-flight cap of one subscription (one receiver URL): a quarter of the slots, rounded up. */
-  get perReceiverLimit(): number {
-    return this.policy.subscriptionLimit;
-  }
-
-  get currentState(): WorkerState {
-    return this.state;
+    this.schedule = new ClaimSchedule(
+      {
+        concurrency,
+        capacity: this.settings.capacity,
+        subscriptionLimit: this.policy.subscriptionLimit,
+        maxBatch: MAX_CLAIM_BATCH,
+      },
+      { inFlight: this.inFlight, queue: this.queue, policy: this.policy },
+    );
   }
 
   async onApplicationBootstrap(): Promise<void> {
     this.enter('WAITING', ['STARTING']);
     this.sweepTimer = setInterval(() => {
-      this.drain(); // also hands back queued jobs that waited too long
-      this.backlog = true;
-      this.wake();
+      this.startQueuedJobs(); // also hands back queued jobs that waited too long
+      this.claimForWaitingJobs();
     }, this.settings.sweepMs);
     this.sweepTimer.unref();
     await this.notifications.start({
-      jobsWaiting: () => {
-        this.backlog = true;
-        this.wake();
-      },
+      jobsWaiting: () => this.claimForWaitingJobs(),
       subscriptionsGone: () => {
         this.goneEpoch++;
         void this.unsent.dropGone(this.queue);
@@ -113,19 +101,25 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Jobs were published or handed back: claim soon. */
   wake(): void {
-    this.fresh = true;
+    this.schedule.jobsArrived();
     this.claimSoon();
+  }
+
+  /** Due jobs may be waiting (a NOTIFY, the sweep, jobs handed back): claim soon, and as slots free. */
+  private claimForWaitingJobs(): void {
+    this.schedule.jobsMayWait();
+    this.wake();
   }
 
   /** Asks for a claim soon; claims never overlap within an instance, nor run while PAUSED. */
   private claimSoon(): void {
-    this.claimWanted = true;
+    this.schedule.requestClaim();
     if (this.state !== 'WAITING') return;
     this.enter('CLAIMING', ['WAITING']);
     this.claiming = this.claimLoop().finally(() => {
       this.claiming = undefined;
       if (this.state === 'CLAIMING') this.enter('WAITING', ['CLAIMING']);
-      if (this.claimWanted && this.roomToClaim() > 0) this.claimSoon();
+      if (this.schedule.claimsAgain()) this.claimSoon();
     });
   }
 
@@ -134,30 +128,14 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.state = to;
   }
 
-  /** How many more jobs a claim may take now: 0 while the room is too small to be worth a claim. */
-  private roomToClaim(): number {
-    const room = this.settings.capacity - this.inFlight.size - this.queue.length;
-    const idleSlots = this.inFlight.size < this.policy.concurrency && this.queue.length === 0;
-    if (room < this.policy.subscriptionLimit && !(idleSlots && room > 0)) return 0;
-    // Every tenant here at its cap, and nothing new: a claim could only look for others' jobs in vain.
-    return this.fresh || this.policy.tenantRoom() >= this.policy.subscriptionLimit ? room : 0;
-  }
-
   private async claimLoop(): Promise<void> {
-    while (this.claimWanted && this.state === 'CLAIMING') {
-      this.claimWanted = false;
-      const room = this.roomToClaim();
-      if (room === 0) {
-        this.backlog = true; // a finishing delivery claims again
-        return;
-      }
-      // Without news only the tenants here can gain: a bigger window would lock rows it cannot take.
-      const wanted = Math.min(room, MAX_CLAIM_BATCH, this.fresh ? room : this.policy.tenantRoom());
+    while (this.schedule.wantsClaim && this.state === 'CLAIMING') {
+      const wanted = this.schedule.beginClaim();
+      if (wanted === 0) return;
       const epoch = this.goneEpoch;
       // Measured before the lease is taken, so the local deadline is never later than the lease allows.
       const sendBy = performance.now() + ClaimedJobsQueue.MAX_WAIT_MS;
       let claimed: Awaited<ReturnType<WebhookJobsRepository['claimDue']>>;
-      this.fresh = false; // this claim sees everything committed so far
       const limits = this.policy.claimLimits(Date.now());
       try {
         claimed = await this.jobs.claimDue({
@@ -178,13 +156,13 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       this.queue.push(unseen, sendBy);
       // Read before a subscription went meanwhile: drop its jobs before any starts.
       if (this.goneEpoch !== epoch && unseen.length > 0) await this.unsent.dropGone(this.queue);
-      this.drain();
-      // Some owner ran out of room within the window: claim again, skipping it, to reach the others.
-      const more = claimed.jobs.length === wanted || claimed.candidates > claimed.jobs.length;
-      // Else it took every due job of the owners with room: only owners it skipped (at their cap) may
-      // have jobs waiting for a finished delivery. New jobs wake the worker; expired leases, the sweep.
-      this.backlog = more || skipsSomeOwner(limits);
-      if (more) this.claimWanted = true;
+      this.startQueuedJobs();
+      this.schedule.claimEnded({
+        wanted,
+        taken: claimed.jobs.length,
+        candidates: claimed.candidates,
+        skippedSomeOwner: skipsSomeOwner(limits),
+      });
     }
   }
 
@@ -203,12 +181,12 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** A delivery finished: its slot goes to the next queued job, or to a claim. */
   private readonly onFinished = () => {
-    this.drain();
-    if (this.backlog && this.roomToClaim() > 0) this.claimSoon();
+    this.startQueuedJobs();
+    if (this.schedule.claimsAfterDelivery()) this.claimSoon();
   };
 
   /** Starts queued jobs the policy admits, oldest first; hands back those that waited too long. */
-  private drain(): void {
+  private startQueuedJobs(): void {
     if (this.state === 'STARTING' || this.state === 'DRAINING' || this.state === 'STOPPED') return;
     const { start, expired } = this.queue.take(performance.now(), Date.now());
     for (const job of start) this.inFlight.start(job, this.onFinished);
@@ -218,8 +196,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /** Queued jobs that waited too long go back to the outbox, and may be claimed again at once. */
   private async handBack(jobs: ClaimedJob[]): Promise<void> {
     await this.unsent.handBack(jobs);
-    this.backlog = true;
-    this.wake();
+    this.claimForWaitingJobs();
   }
 
   /**

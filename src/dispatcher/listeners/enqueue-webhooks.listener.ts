@@ -4,17 +4,16 @@ import { WebhookEvent } from '../../common/reference/enums';
 import { LicenceCreatedFailedEvent } from '../events/licence-created-failed.event';
 import { LicenceCreatedSuccessEvent } from '../events/licence-created-success.event';
 import type { PublishReceipt } from '../events/licence-events';
-import { AWAITED, LicenceEventContext } from '../licence-event.publisher';
+import type { LicenceEventContext } from '../licence-event.publisher';
 import { WebhookOutbox } from '../webhook-outbox.service';
 import { WebhookWorker } from '../webhook-worker.service';
 
 /**
  * Fan-out: turns a licence event into one committed job per matching subscription. Delivery is a
- * separate step (WebhookWorker). `suppressErrors: false`, so a failed enqueue rejects the
- * publisher's emitAsync instead of being logged and swallowed. An event emitted some other way
- * (`EventEmitter2.emit`, which does not wait: nothing is durable when it returns) has nobody to
- * take a failure: it is logged, rather than left as an unhandled rejection that would stop the
- * process.
+ * separate step (WebhookWorker). The receipt, or the error, goes to the publisher's PublishOutcome,
+ * which its caller awaits. An event emitted some other way (`EventEmitter2.emit`, which does not
+ * wait: nothing is durable when it returns) has nobody to take a failure: it is logged, rather than
+ * left as an unhandled rejection that would stop the process.
  */
 @Injectable()
 export class EnqueueWebhooksListener {
@@ -26,39 +25,33 @@ export class EnqueueWebhooksListener {
   ) {}
 
   @OnEvent(WebhookEvent.LICENCE_CREATED_SUCCESS, { suppressErrors: false })
-  onLicenceCreatedSuccess(
-    event: LicenceCreatedSuccessEvent,
-    context?: LicenceEventContext,
-  ): Promise<PublishReceipt | undefined> {
+  onLicenceCreatedSuccess(event: LicenceCreatedSuccessEvent, context?: LicenceEventContext): Promise<void> {
     return this.enqueue(event, context);
   }
 
   @OnEvent(WebhookEvent.LICENCE_CREATED_FAILED, { suppressErrors: false })
-  onLicenceCreatedFailed(
-    event: LicenceCreatedFailedEvent,
-    context?: LicenceEventContext,
-  ): Promise<PublishReceipt | undefined> {
+  onLicenceCreatedFailed(event: LicenceCreatedFailedEvent, context?: LicenceEventContext): Promise<void> {
     return this.enqueue(event, context);
   }
 
   private async enqueue(
     event: LicenceCreatedSuccessEvent | LicenceCreatedFailedEvent,
-    context?: LicenceEventContext,
-  ): Promise<PublishReceipt | undefined> {
+    { transaction, idempotencyKey, outcome }: LicenceEventContext = {},
+  ): Promise<void> {
     let receipt: PublishReceipt;
     try {
-      receipt = await this.outbox.enqueue(event, context?.transaction, context);
+      receipt = await this.outbox.enqueue(event, transaction, { idempotencyKey });
     } catch (error) {
-      if (context?.[AWAITED]) throw error;
+      if (outcome) return outcome.refused(error);
       const { eventType, tenant } = event as { eventType?: unknown; tenant?: unknown };
       this.logger.error(
         { err: error, eventType, tenant },
         'licence event not enqueued; publish through LicenceEventPublisher to get the error',
       );
-      return undefined;
+      return;
     }
     // Committed already (no caller transaction): start here rather than wait for our own NOTIFY.
-    if (!context?.transaction && receipt.matchedSubscriptions > 0) this.worker.wake();
-    return receipt;
+    if (!transaction && receipt.matchedSubscriptions > 0) this.worker.wake();
+    outcome?.enqueued(receipt);
   }
 }

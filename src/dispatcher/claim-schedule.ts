@@ -1,0 +1,133 @@
+/** Where the worker's jobs are, read when a claim is considered (no copy is made per delivery). */
+export interface WorkerHoldings {
+  /** Deliveries running here (InFlightDeliveries). */
+  inFlight: { readonly size: number };
+  /** Jobs claimed ahead, waiting here for a slot (ClaimedJobsQueue). */
+  queue: { readonly length: number };
+  /** The most jobs one tenant may still take here (AdmissionPolicy). */
+  policy: { tenantRoom(): number };
+}
+
+export interface ClaimScheduleSizes {
+  /** Delivery slots (WEBHOOK_CONCURRENCY). */
+  concurrency: number;
+  /** Jobs leased here at once, in flight or claimed ahead. */
+  capacity: number;
+  /** In-flight cap of one subscription (AdmissionPolicy.subscriptionLimit). */
+  subscriptionLimit: number;
+  /** Most jobs taken by one claim query. */
+  maxBatch: number;
+}
+
+/** What one claim asked for and got. */
+export interface ClaimOutcome {
+  wanted: number;
+  taken: number;
+  /** Due jobs the claim's window saw, taken or not (WebhookJobsRepository.claimDue). */
+  candidates: number;
+  /** The claim skipped some owner at its cap (skipsSomeOwner). */
+  skippedSomeOwner: boolean;
+}
+
+/**
+ * When the worker claims and how many jobs (contract section 6). Pure: no I/O and no timers; the
+ * worker tells it what happened and asks it what to do.
+ * - Room: capacity less the jobs in flight and queued; none while that is below one subscription's
+ *   cap (a claim that small is not worth its query), unless slots are idle and nothing is queued.
+ * - Fresh: jobs may have been published or handed back since the last claim began. Without news a
+ *   claim can only serve the tenants here, so it takes at most their room, and none when every
+ *   tenant here is within one subscription's cap of its limit.
+ * - Another claim follows a claim that filled its batch or left due jobs in its window; otherwise a
+ *   finished delivery claims again only if the claim skipped an owner at its cap (its jobs wait for
+ *   that room), or if there was no room to claim at all.
+ */
+export class ClaimSchedule {
+  /** Another claim is wanted once the running one ends. */
+  private claimWanted = false;
+  /** Due jobs may be waiting that the last claim did not take (batch full, owners at their cap). */
+  private backlog = true;
+  /** Jobs may have been published or handed back since the last claim began. */
+  private fresh = true;
+  private readonly inFlight: WorkerHoldings['inFlight'];
+  private readonly queue: WorkerHoldings['queue'];
+  private readonly policy: WorkerHoldings['policy'];
+
+  constructor(
+    private readonly sizes: ClaimScheduleSizes,
+    { inFlight, queue, policy }: WorkerHoldings,
+  ) {
+    this.inFlight = inFlight;
+    this.queue = queue;
+    this.policy = policy;
+  }
+
+  /** Whether a claim was asked for and not yet begun. */
+  get wantsClaim(): boolean {
+    return this.claimWanted;
+  }
+
+  /** Jobs were published or handed back: a claim is wanted, and may look beyond the tenants here. */
+  jobsArrived(): void {
+    this.fresh = true;
+    this.claimWanted = true;
+  }
+
+  /** Due jobs may be waiting (a NOTIFY, the sweep, jobs handed back): finished deliveries claim too. */
+  jobsMayWait(): void {
+    this.backlog = true;
+  }
+
+  /** A claim is wanted (it runs once the running one ends, or the pause after a failure). */
+  requestClaim(): void {
+    this.claimWanted = true;
+  }
+
+  /** A delivery finished: whether its slot should go to a claim. */
+  claimsAfterDelivery(): boolean {
+    return this.backlog && this.roomToClaim() > 0;
+  }
+
+  /** A claim loop ended: whether another should run at once. */
+  claimsAgain(): boolean {
+    return this.claimWanted && this.roomToClaim() > 0;
+  }
+
+  /**
+   * Begins the next claim: how many jobs it may take, or 0 when there is no room (a finishing
+   * delivery claims again). The claim sees everything committed so far: nothing is fresh after it.
+   */
+  beginClaim(): number {
+    this.claimWanted = false;
+    const room = this.roomToClaim();
+    if (room === 0) {
+      this.backlog = true;
+      return 0;
+    }
+    // Without news only the tenants here can gain: a bigger window would lock rows it cannot take.
+    const wanted = Math.min(room, this.sizes.maxBatch, this.fresh ? room : this.policy.tenantRoom());
+    this.fresh = false;
+    return wanted;
+  }
+
+  /** A claim ended: an owner ran out of room within its window, or it took every due job in reach. */
+  claimEnded({ wanted, taken, candidates, skippedSomeOwner }: ClaimOutcome): void {
+    // Some owner ran out of room within the window: claim again, skipping it, to reach the others.
+    const more = taken === wanted || candidates > taken;
+    // Else only owners it skipped (at their cap) may have jobs waiting for a finished delivery. New
+    // jobs wake the worker; expired leases, the sweep.
+    this.backlog = more || skippedSomeOwner;
+    if (more) this.claimWanted = true;
+  }
+
+  /** How many more jobs a claim may take now: 0 while the room is too small to be worth a claim. */
+  private roomToClaim(): number {
+    const { capacity, concurrency, subscriptionLimit } = this.sizes;
+    const inFlight = this.inFlight.size;
+    const queued = this.queue.length;
+    const room = capacity - inFlight - queued;
+    const idleSlots = inFlight < concurrency && queued === 0;
+    if (room < subscriptionLimit && !(idleSlots && room > 0)) return 0;
+    // Every tenant here at its cap, and nothing new: a claim could only look for others' jobs in vain.
+    return this.fresh || this.policy.tenantRoom() >= subscriptionLimit ? room : 0;
+  }
+}
