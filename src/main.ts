@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { createApp, stopAcceptingRequests } from './app.factory';
 import { createRootLogger } from './common/logging/logger';
 import { ConfigError } from './config/environment';
-import { loadConfig } from './config/configuration';
+import { type AppConfig, loadConfig } from './config/configuration';
 import { resolveDatabase } from './database/database';
 
 /**
@@ -14,36 +14,41 @@ const SHUTDOWN_OVERRUN_MS = 3500;
 /** Of that, what the embedded database gets to stop when shutdown is cut short. */
 const FORCED_DATABASE_STOP_MS = 1000;
 
-async function bootstrap(): Promise<void> {
-  // Signals are handled from the first moment: a SIGTERM during start-up (initdb, migrations) would
-  // otherwise hit the default handler and leave the embedded database running with no owner.
+type App = Awaited<ReturnType<typeof createApp>>;
+type Database = Awaited<ReturnType<typeof resolveDatabase>>;
+type Logger = ReturnType<typeof createRootLogger>;
+
+/**
+ * Signals are handled from the first moment: a SIGTERM during start-up (initdb, migrations) would
+ * otherwise hit the default handler and leave the embedded database running with no owner. `on`,
+ * not `once`: a second signal (a supervisor repeating it) must not kill the process mid-shutdown.
+ */
+function catchSignals(): {
+  requested: () => string | undefined;
+  handOver: (shutdown: (signal: string) => void) => void;
+} {
   let requested: string | undefined;
-  const ready: { shutdown?: (signal: string) => Promise<void> } = {};
-  const onSignal = (signal: string) => {
-    if (ready.shutdown) void ready.shutdown(signal);
-    else requested ??= signal;
-  };
-  // `on`, not `once`: a second signal (a supervisor repeating it) must not hit the default handler,
-  // which would kill the process mid-shutdown and orphan the embedded database.
+  let shutdown: ((signal: string) => void) | undefined;
+  const onSignal = (signal: string) => (shutdown ? shutdown(signal) : (requested ??= signal));
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   process.on('SIGINT', () => onSignal('SIGINT'));
+  return { requested: () => requested, handOver: (handler) => (shutdown = handler) };
+}
 
-  let loaded;
+/** The configuration, or one line on stderr naming the bad variable and exit 1 (contract section 1). */
+function loadConfigOrExit(): ReturnType<typeof loadConfig> {
   try {
-    loaded = loadConfig(process.env);
+    return loadConfig(process.env);
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
   }
-  const { config, warnings } = loaded;
-  const logger = createRootLogger(config.app.logLevel);
-  for (const warning of warnings) logger.warn(warning);
+}
 
+function startDatabase(config: AppConfig, logger: Logger): Promise<Database> {
   const context = { context: 'EmbeddedPostgres' };
-  const database = await resolveDatabase(config, (message) => logger.info(context, message), {
+  return resolveDatabase(config, (message) => logger.info(context, message), {
     warn: (message) => logger.warn(context, message),
     // The embedded PostgreSQL keeps dying: exit non-zero so the process supervisor starts afresh.
     onGiveUp: (reason) => {
@@ -51,42 +56,50 @@ async function bootstrap(): Promise<void> {
       process.exit(1);
     },
   });
-  if (requested) {
-    logger.info(`${requested} received during start-up: stopping`);
-    await database.stop();
-    process.exit(0);
-  }
-  let app;
+}
+
+async function listenOrExit(config: AppConfig, database: Database, logger: Logger): Promise<App> {
+  let app: App | undefined;
   try {
     app = await createApp(config, database.url, logger);
     await app.listen({ port: config.app.port, host: config.app.host });
+    return app;
   } catch (error) {
     logger.fatal({ err: error }, 'start-up failed');
     await app?.close().catch(() => undefined);
     await database.stop();
     process.exit(1);
   }
-  const api = await app.getUrl();
-  logger.info(`listening: API ${api}, portal ${api}/portal, docs ${api}/docs`);
+}
 
-  // Graceful shutdown (contract section 1): stop accepting requests, then Nest runs the modules'
-  // shutdown hooks (the dispatcher drains there) and closes the HTTP server, then the embedded
-  // database stops, then exit 0.
+/** Past the grace period and its overrun, the process exits 1 whatever the database does. */
+function exitWhenShutdownOverruns(config: AppConfig, database: Database, logger: Logger): void {
+  // Not unref'd: it is what ends a shutdown that waits on a statement the database never answers.
+  setTimeout(() => {
+    logger.error('shutdown did not finish in time (the database does not answer?): exiting');
+    const stopped = database.stop().catch(() => undefined);
+    const timeUp = new Promise((resolve) => setTimeout(resolve, FORCED_DATABASE_STOP_MS));
+    void Promise.race([stopped, timeUp]).then(() => process.exit(1));
+  }, config.app.shutdownGraceMs + SHUTDOWN_OVERRUN_MS);
+}
+
+/**
+ * Graceful shutdown (contract section 1): stop accepting requests, then Nest runs the modules'
+ * shutdown hooks (the dispatcher drains there) and closes the HTTP server, then the embedded
+ * database stops, then exit 0. A second signal is only logged.
+ */
+function shutdownOnce(
+  config: AppConfig,
+  app: App,
+  database: Database,
+  logger: Logger,
+): (signal: string) => Promise<void> {
   let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) {
-      logger.info(`${signal} received again: already shutting down`);
-      return;
-    }
+  return async (signal) => {
+    if (stopping) return logger.info(`${signal} received again: already shutting down`);
     stopping = true;
     logger.info(`${signal} received: shutting down`);
-    // Not unref'd: it is what ends a shutdown that waits on a statement the database never answers.
-    setTimeout(() => {
-      logger.error('shutdown did not finish in time (the database does not answer?): exiting');
-      const stopped = database.stop().catch(() => undefined);
-      const timeUp = new Promise((resolve) => setTimeout(resolve, FORCED_DATABASE_STOP_MS));
-      void Promise.race([stopped, timeUp]).then(() => process.exit(1));
-    }, config.app.shutdownGraceMs + SHUTDOWN_OVERRUN_MS);
+    exitWhenShutdownOverruns(config, database, logger);
     try {
       stopAcceptingRequests(app);
       await app.close();
@@ -99,9 +112,30 @@ async function bootstrap(): Promise<void> {
       process.exit(1);
     }
   };
-  ready.shutdown = shutdown;
+}
+
+async function bootstrap(): Promise<void> {
+  const signals = catchSignals();
+  const { config, warnings } = loadConfigOrExit();
+  const logger = createRootLogger(config.app.logLevel);
+  for (const warning of warnings) logger.warn(warning);
+
+  const database = await startDatabase(config, logger);
+  const early = signals.requested();
+  if (early) {
+    logger.info(`${early} received during start-up: stopping`);
+    await database.stop();
+    process.exit(0);
+  }
+  const app = await listenOrExit(config, database, logger);
+  const api = await app.getUrl();
+  logger.info(`listening: API ${api}, portal ${api}/portal, docs ${api}/docs`);
+
+  const shutdown = shutdownOnce(config, app, database, logger);
+  signals.handOver((signal) => void shutdown(signal));
   // A signal that came while the application was starting.
-  if (requested) await shutdown(requested);
+  const late = signals.requested();
+  if (late) await shutdown(late);
 }
 
 void bootstrap().catch((error: unknown) => {

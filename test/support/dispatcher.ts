@@ -68,7 +68,8 @@ export async function createSubscription(t: TestApp, init: SubscriptionInit): Pr
     signingSecretEncrypted: box.seal(generateSigningSecret(), sealedIn.signingSecret(saved.id)),
   };
   await repo.update(saved.id, sealed);
-  return repo.findOneByOrFail({ id: saved.id }); // updatedAt as the update left it
+  const { updatedAt } = await repo.findOneByOrFail({ id: saved.id }); // as the sealing update left it
+  return Object.assign(saved, sealed, { updatedAt });
 }
 
 /** The `whsec_…` signing secret of a subscription made by createSubscription. */
