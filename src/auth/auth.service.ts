@@ -5,7 +5,7 @@ import type { AppConfig } from '../config/configuration';
 import { LoginAttemptsService } from '../common/rate-limit/login-attempts.service';
 import { UsersService } from '../users/users.service';
 import { hashOfRandomPassword, verifyPassword } from '../users/password-hasher';
-import type { TokenClaims } from './authenticated-user';
+import type { TokenClaims } from '../common/auth/authenticated-user';
 import type { LoginResponse } from './dto/auth.responses';
 
 @Injectable()

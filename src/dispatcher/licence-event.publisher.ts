@@ -5,7 +5,7 @@ import type {
   LicenceEventMap,
   LicenceEventName,
   PublishReceipt,
-} from './events/licence-events';
+} from '../licence-events/licence-events';
 import type { TransactionHandle } from './webhook-outbox.service';
 
 /** Set by LicenceEventPublisher: its caller awaits the outcome, so a failure is thrown to it. */
