@@ -18,6 +18,7 @@
  *   dispatcher/     the outbox and the delivery worker; others use only its index.ts
  *                   (DispatcherModule, LicenceEventPublisher, WebhookOutbox)
  *   partner-tools/  resend, recover and test events: deliveries' history into the dispatcher's outbox
+ *   event-types/    the read-only catalogue of event types, from the licence-event contract
  *   retention/      deletes old rows through the batches their owners export
  *   metrics/        Prometheus /metrics; features report to it, it imports none of theirs
  *   health/         liveness and readiness
@@ -27,7 +28,7 @@
  * Unit specs (*.spec.ts) are not cruised: tests may reach into what they test.
  */
 const FEATURES =
-  'auth|users|subscriptions|deliveries|dispatcher|partner-tools|retention|metrics|health|portal';
+  'auth|users|subscriptions|deliveries|dispatcher|partner-tools|event-types|retention|metrics|health|portal';
 const ROOT_FILE = '^src/[^/]+\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -134,7 +135,8 @@ module.exports = {
     },
   ],
   options: {
-    doNotFollow: { path: 'node_modules' },
+    // Migrations are frozen history outside src/: what they import is not the architecture.
+    doNotFollow: { path: ['node_modules', '^migrations/'] },
     exclude: { path: '\\.spec\\.ts$' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },

@@ -15,6 +15,7 @@ import { apiFigures } from './figures/api.mjs';
 import { dispatchFigures } from './figures/dispatch-group.mjs';
 import { historyFigure, historyTarget } from './figures/history.mjs';
 import { memoryFigure } from './figures/memory.mjs';
+import { publishIdempotentFigure, publishIdempotentTarget } from './figures/publish-idempotent.mjs';
 import { writeReceiverCertificates } from './lib/certs.mjs';
 import { TARGETS } from './lib/config.mjs';
 import { memoryOf, postmasterOf } from './lib/cpu.mjs';
@@ -163,6 +164,13 @@ async function runFigures(tokens, jwtSecret) {
       { history: historyTarget() },
       () => historyFigure(tokens),
       size.historyTotal / 25_000 + 2 * (size.warmupS + size.durationS),
+    );
+  if (want('publish-idempotent'))
+    await guarded(
+      ['publish-idempotent'],
+      { 'publish-idempotent': publishIdempotentTarget() },
+      () => publishIdempotentFigure(),
+      4 * (size.warmupS + size.durationS),
     );
   memoryFigure();
 }

@@ -11,6 +11,9 @@ import { WebhookDeliveryCounts1764400000000 } from './1764400000000-WebhookDeliv
 import { SubscriptionSigningSecrets1764400100000 } from './1764400100000-SubscriptionSigningSecrets';
 import { DeliveryTriggersAndDetails1764400200000 } from './1764400200000-DeliveryTriggersAndDetails';
 import { SubscriptionReceiverHost1764500000000 } from './1764500000000-SubscriptionReceiverHost';
+import { BindSealedSecrets1764600000000 } from './1764600000000-BindSealedSecrets';
+import { RevokedTokens1764600100000 } from './1764600100000-RevokedTokens';
+import { IdempotentPublish1764700000000 } from './1764700000000-IdempotentPublish';
 
 /** Every migration, in order. `npm run migration:generate` writes a file here: add its class below. */
 export const migrations = [
@@ -27,4 +30,7 @@ export const migrations = [
   SubscriptionSigningSecrets1764400100000,
   DeliveryTriggersAndDetails1764400200000,
   SubscriptionReceiverHost1764500000000,
+  BindSealedSecrets1764600000000,
+  RevokedTokens1764600100000,
+  IdempotentPublish1764700000000,
 ];

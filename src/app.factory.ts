@@ -14,15 +14,21 @@ import { errorBody } from './common/errors/error-body';
 import { HAL_CONTENT_TYPE } from './common/hal/hal';
 import { serializeJson } from './common/http/json-serializer';
 import { applyRequestLimits, slowClientOptions } from './common/http/request-limits';
+import { applySecurityHeaders, NOSNIFF, setSecurityHeaders } from './common/http/security-headers';
 import { ServiceFastifyAdapter } from './common/http/service-fastify.adapter';
 import { JsonLogger } from './common/logging/logger';
 import { lazyChildLoggerFactory } from './common/logging/lazy-child-logger';
 import { requestIdFor } from './common/request-id/request-id';
-import { setupOpenApi } from './docs/openapi';
+import { DOCS_PATH, setupOpenApi } from './docs/openapi';
+import { DOCS_CSP } from './docs/swagger-ui';
+import { PORTAL_CSP, PORTAL_PATH } from './portal/portal.module';
 import type { AppConfig } from './config/configuration';
 
 /** Spec, Limits: maximum request body 1 MB. */
 export const BODY_LIMIT_BYTES = 1_048_576;
+
+/** Contract sections 8 and 10: the pages a browser shows, framed by no other site. */
+const CONTENT_SECURITY_POLICIES = { [PORTAL_PATH]: PORTAL_CSP, [`/${DOCS_PATH}`]: DOCS_CSP };
 
 /**
  * Wire conventions of contract section 4 that hold for every response, including those no
@@ -92,6 +98,7 @@ function clientError(error: NodeJS.ErrnoException & { rawPacket?: unknown }, soc
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${HAL_CONTENT_TYPE}\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\n` +
+        `${NOSNIFF.name}: ${NOSNIFF.value}\r\n` +
         `Connection: close\r\n\r\n${body}`,
     );
   }
@@ -149,6 +156,7 @@ export async function createApp(
     // %-escape): the same error body, content type and X-Request-Id as every other response.
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => {
       void reply.header('X-Request-Id', request.id);
+      setSecurityHeaders(request.url, reply, CONTENT_SECURITY_POLICIES);
       sendError(reply, request, error, logger);
     },
   });
@@ -172,6 +180,7 @@ export async function createApp(
   setupOpenApi(app, config.app.version);
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   applyWireConventions(fastify, logger);
+  applySecurityHeaders(fastify, CONTENT_SECURITY_POLICIES);
   applyRequestLimits(fastify, {
     bodyLimitBytes: BODY_LIMIT_BYTES,
     bodyBufferBudgetBytes: config.http.bodyBufferBudgetBytes,

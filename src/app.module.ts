@@ -18,6 +18,7 @@ import { SubscriptionsModule } from './subscriptions/subscriptions.module';
 import { DispatcherModule } from './dispatcher';
 import { DeliveriesModule } from './deliveries/deliveries.module';
 import { PartnerToolsModule } from './partner-tools/partner-tools.module';
+import { EventTypesModule } from './event-types/event-types.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { RetentionModule } from './retention/retention.module';
 import { PortalModule } from './portal/portal.module';
@@ -40,6 +41,7 @@ export class AppModule {
         DispatcherModule,
         DeliveriesModule,
         PartnerToolsModule,
+        EventTypesModule,
         MetricsModule,
         RetentionModule,
         PortalModule,

@@ -117,6 +117,7 @@ describe('Bad-input sweep: generated bad requests to every operation of the Open
       ids: {
         id: String(op.path.startsWith('/admin/users/') ? f.patched.id : subscriptionId),
         deliveryId: f.mainDeliveryId,
+        name: WebhookEvent.LICENCE_CREATED_SUCCESS,
       },
       foreignIds: webhooks ? { id: String(f.foreign.id), deliveryId: f.foreignDeliveryId } : undefined,
       validBody: validBodyOf(op),

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { SecretBox } from '../src/common/crypto/secret-box';
+import { sealedIn } from '../src/subscriptions/sealed-columns';
 import { createTestDatabase, dropTestDatabase } from './support/database';
 import { licence, sleep } from './support/dispatcher';
 import { Receipt, Receiver } from './support/receiver';
@@ -38,11 +39,16 @@ async function subscribe(url: string, tenant: string, receivers: Receiver[]): Pr
   const box = SecretBox.withKey(Buffer.from(SECRETS_KEY, 'base64'));
   const ids: number[] = [];
   for (const r of receivers) {
+    // The id first: the header value is sealed for its row.
+    const [{ id }] = await query(
+      url,
+      `SELECT nextval(pg_get_serial_sequence('subscriptions', 'id'))::int AS id`,
+    );
     const [row] = await query(
       url,
-      `INSERT INTO subscriptions (tenant, name, url, events, header_name, header_value_encrypted)
-       VALUES ($1, $2, $3, ARRAY['LICENCE_CREATED_SUCCESS']::varchar[], 'X-Hook-Key', $4) RETURNING id`,
-      [tenant, uniq('sub'), r.url(), box.encrypt('hook-key')],
+      `INSERT INTO subscriptions (id, tenant, name, url, events, header_name, header_value_encrypted)
+       VALUES ($5, $1, $2, $3, ARRAY['LICENCE_CREATED_SUCCESS']::varchar[], 'X-Hook-Key', $4) RETURNING id`,
+      [tenant, uniq('sub'), r.url(), box.seal('hook-key', sealedIn.headerValue(id)), id],
     );
     ids.push(row.id);
   }

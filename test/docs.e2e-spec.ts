@@ -9,6 +9,7 @@ const API_LIMIT = 2;
 const SPEC_ENDPOINTS = [
   'post /auth/login',
   'get /auth/me',
+  'post /auth/logout',
   'get /webhooks/subscriptions',
   'get /webhooks/subscriptions/active',
   'get /webhooks/subscriptions/{id}',

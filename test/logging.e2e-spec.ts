@@ -120,6 +120,34 @@ describe('logs (contract section 1: one JSON object a line, the request id, no s
     expect(capture.text.toLowerCase()).not.toContain('bearer ');
   });
 
+  it('logs a query-string value of token, access_token, password, secret or key (any case) as [REDACTED]', async () => {
+    const user = await t.createUser();
+    const requestId = `log-query-${randomBytes(6).toString('hex')}`;
+    const hidden: [string, string][] = [
+      ['access_token', user.token],
+      ['Token', secret('t')],
+      ['PASSWORD', secret('p')],
+      ['secret', secret('s')],
+      ['kEy', secret('k')],
+      // A name written with a %-escape is the same parameter to the service.
+      ['%74oken', secret('e')],
+    ];
+    const query = hidden.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&');
+    await t
+      .http()
+      .get(`/auth/me?page=2&${query}&tokens=shown`)
+      .set('authorization', `Bearer ${user.token}`)
+      .set('x-request-id', requestId)
+      .expect(200);
+    const urls = capture
+      .records()
+      .filter((r) => r.requestId === requestId && r.req !== undefined)
+      .map((r) => (r.req as { url: string }).url);
+    const redacted = hidden.map(([name]) => `${name}=[REDACTED]`).join('&');
+    expect(urls).toEqual([`/auth/me?page=2&${redacted}&tokens=shown`]);
+    for (const [, value] of hidden) expect(capture.text).not.toContain(value);
+  });
+
   it('never logs a subscription headerValue', async () => {
     const admin = await t.createUser({ admin: true });
     const headerValue = secret('hv');

@@ -82,7 +82,7 @@ describe('GET /portal: the built single-page app, served by the service', () => 
     expect(res.status).toBe(404);
     expect(res.headers['content-type']).toBe('application/hal+json;charset=UTF-8');
     expect(res.text).not.toContain('outside assets/');
-    expect(res.headers['cache-control']).toBeUndefined();
+    expect(res.headers['cache-control']).toBe('no-store');
   });
 
   it('is public and never rate limited (contract section 8), while the API limit is one a minute', async () => {

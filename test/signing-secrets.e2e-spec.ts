@@ -86,7 +86,7 @@ describe('Signing secrets and Standard Webhooks signatures (contract section 9)'
       'SELECT signing_secret_encrypted AS sealed FROM subscriptions WHERE id = $1',
       [a.id],
     );
-    expect(row.sealed).toMatch(/^v1\./);
+    expect(row.sealed).toMatch(/^v2\./);
     expect(row.sealed).not.toContain(keyA.slice(6));
   });
 

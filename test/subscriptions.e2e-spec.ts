@@ -1,5 +1,6 @@
 import type { Response } from 'supertest';
 import { SecretBox } from '../src/common/crypto/secret-box';
+import { sealedIn } from '../src/subscriptions/sealed-columns';
 import { UserRole } from '../src/common/reference/enums';
 import { startTestApp, TestApp, TestUser, uniq } from './support/test-app';
 
@@ -250,7 +251,11 @@ describe('Webhook subscriptions: CRUD, permissions and tenants', () => {
       });
       // headerName unchanged and headerValue omitted: the stored value is kept.
       const stored = await storedHeader(created.id);
-      expect(t.app.get(SecretBox, { strict: false }).decrypt(stored.header_value_encrypted!)).toBe('tok-1');
+      expect(
+        t.app
+          .get(SecretBox, { strict: false })
+          .open(stored.header_value_encrypted!, sealedIn.headerValue(created.id)),
+      ).toBe('tok-1');
     });
 
     it('requires name, url and events like POST', async () => {
@@ -321,10 +326,14 @@ describe('Webhook subscriptions: CRUD, permissions and tenants', () => {
       }
       const stored = await storedHeader(id);
       expect(stored.header_name).toBe('X-Shared-Secret');
-      expect(stored.header_value_encrypted).toMatch(/^v1\./);
+      expect(stored.header_value_encrypted).toMatch(/^v2\./);
       expect(stored.header_value_encrypted).not.toContain(value);
       expect(stored.header_value_encrypted).not.toContain(Buffer.from(value).toString('base64'));
-      expect(t.app.get(SecretBox, { strict: false }).decrypt(stored.header_value_encrypted!)).toBe(value);
+      expect(
+        t.app
+          .get(SecretBox, { strict: false })
+          .open(stored.header_value_encrypted!, sealedIn.headerValue(id)),
+      ).toBe(value);
     });
 
     it('is kept by a PUT that omits it with the same headerName (any case)', async () => {
@@ -357,7 +366,11 @@ describe('Webhook subscriptions: CRUD, permissions and tenants', () => {
         .send(newBody({ headerName: 'X-Key', headerValue: value }))
         .expect(200);
       const stored = await storedHeader(created.id);
-      expect(t.app.get(SecretBox, { strict: false }).decrypt(stored.header_value_encrypted!)).toBe(value);
+      expect(
+        t.app
+          .get(SecretBox, { strict: false })
+          .open(stored.header_value_encrypted!, sealedIn.headerValue(created.id)),
+      ).toBe(value);
     });
 
     it('is cleared by headerValue: null', async () => {
@@ -419,7 +432,11 @@ describe('Webhook subscriptions: CRUD, permissions and tenants', () => {
       expectErrorBody(put, 400, `${PATH}/${created.id}`);
       expect(put.body.errors.map((e: { field: string }) => e.field)).toEqual(['headerValue']);
       const stored = await storedHeader(created.id);
-      expect(t.app.get(SecretBox, { strict: false }).decrypt(stored.header_value_encrypted!)).toBe('v1');
+      expect(
+        t.app
+          .get(SecretBox, { strict: false })
+          .open(stored.header_value_encrypted!, sealedIn.headerValue(created.id)),
+      ).toBe('v1');
     });
   });
 

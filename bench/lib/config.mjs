@@ -79,6 +79,7 @@ export const TARGETS = {
   backlogP99Ms: 1_000,
   sustainedRatio: 0.9,
   historyRatio: 0.8,
+  publishIdempotentRatio: 0.9,
 };
 
 const VERSION = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;

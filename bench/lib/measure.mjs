@@ -73,20 +73,23 @@ function loadTest(base, spec, durationS) {
   const headers = { authorization: `Bearer ${spec.token}`, accept: 'application/hal+json' };
   if (spec.body !== undefined) headers['content-type'] = 'application/json';
   let next = 0;
-  // Many tokens: each request carries the next one (a different rate-limit key, the same user).
-  const requests = spec.tokens
-    ? [
-        {
-          setupRequest: (req) => {
-            req.headers = {
-              ...req.headers,
-              authorization: `Bearer ${spec.tokens[next++ % spec.tokens.length]}`,
-            };
-            return req;
+  // A spec's own setupRequest (e.g. a header per request), or many tokens: each request carries the
+  // next one (a different rate-limit key, the same user).
+  const requests = spec.setupRequest
+    ? [{ setupRequest: spec.setupRequest }]
+    : spec.tokens
+      ? [
+          {
+            setupRequest: (req) => {
+              req.headers = {
+                ...req.headers,
+                authorization: `Bearer ${spec.tokens[next++ % spec.tokens.length]}`,
+              };
+              return req;
+            },
           },
-        },
-      ]
-    : undefined;
+        ]
+      : undefined;
   return autocannon({
     url: base + spec.path,
     method: spec.method,

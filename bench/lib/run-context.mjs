@@ -22,6 +22,7 @@ export const ALL_FIGURES = [
   'sustained',
   'backlog',
   'history',
+  'publish-idempotent',
   'memory',
 ];
 export const EVENT_TYPE = 'LICENCE_CREATED_SUCCESS';

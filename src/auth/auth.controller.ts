@@ -1,5 +1,7 @@
-import { Body, Controller, Get, HttpCode, Ip, Post } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Ip, Post, Req } from '@nestjs/common';
+import { ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { bearerToken } from '../common/http/bearer-token';
 import { LoginRateLimit } from '../common/rate-limit/rate-limit.decorators';
 import { ApiErrors } from '../common/openapi/decorators';
 import { AuthService } from './auth.service';
@@ -59,5 +61,20 @@ export class AuthController {
   @Get('me')
   me(@CurrentUser() user: AuthenticatedUser): MeResponse {
     return toMeResponse(user);
+  }
+
+  @ApiOperation({
+    summary: 'Log out',
+    description:
+      "Refuses this token from now on (401), on every instance within the user check's cache bound " +
+      "(USER_CACHE_TTL_MS); the user's other tokens keep working.",
+  })
+  @ApiNoContentResponse({ description: 'Logged out' })
+  @ApiErrors([401, 'Missing, invalid or expired token'], [403, 'The account is disabled'], 429)
+  @Post('logout')
+  @HttpCode(204)
+  async logout(@Req() request: FastifyRequest): Promise<void> {
+    // The guard let the request in: its Authorization header holds a valid bearer token.
+    await this.auth.logout(bearerToken(request.headers.authorization)!);
   }
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, OnModuleInit, UnauthorizedException } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { ConfigService } from '@nestjs/config';
@@ -5,7 +6,11 @@ import type { AppConfig } from '../config/configuration';
 import { LoginAttemptsService } from '../common/rate-limit/login-attempts.service';
 import { UsersService } from '../users/users.service';
 import { hashOfRandomPassword, verifyPassword } from '../users/password-hasher';
+import { DataSource } from 'typeorm';
 import type { TokenClaims } from '../common/auth/authenticated-user';
+import { revokeToken } from './revoked-tokens';
+import { tokenIdOf } from './token-id';
+import { UserCheckService } from './user-check.service';
 import type { LoginResponse } from './dto/auth.responses';
 
 @Injectable()
@@ -18,6 +23,8 @@ export class AuthService implements OnModuleInit {
     private readonly users: UsersService,
     private readonly attempts: LoginAttemptsService,
     private readonly jwt: JwtService,
+    private readonly dataSource: DataSource,
+    private readonly userCheck: UserCheckService,
     config: ConfigService<AppConfig, true>,
   ) {
     this.ttlMs = config.getOrThrow('auth', { infer: true }).tokenTtlMs;
@@ -45,8 +52,23 @@ export class AuthService implements OnModuleInit {
       role: user.role,
       adm: user.isAdministrator,
       ver: user.tokenVersion,
+      jti: randomUUID(),
     };
     const token = await this.jwt.signAsync(claims);
     return { token, expiresIn: this.ttlMs };
+  }
+
+  /**
+   * Refuses `token` (verified by the JWT guard for this request) from now on: at once here (the
+   * user's cached check is dropped), within USER_CACHE_TTL_MS on every other instance.
+   */
+  async logout(token: string): Promise<void> {
+    const claims = this.jwt.decode<{ sub: number; exp: number; jti?: unknown }>(token);
+    await revokeToken(this.dataSource, {
+      id: tokenIdOf(token, claims.jti),
+      userId: claims.sub,
+      expiresAt: new Date(claims.exp * 1000),
+    });
+    this.userCheck.invalidate(claims.sub);
   }
 }

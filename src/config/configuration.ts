@@ -129,6 +129,43 @@ function storeNewSecret(
 
 const isSecretsKey = (value: string) => Buffer.from(value, 'base64').length === 32;
 
+function secretsKeyOf(
+  vars: ReturnType<typeof validateEnvironment>,
+  env: string,
+  dataDir: string,
+  warnings: string[],
+): Buffer {
+  const secretsKey = persistentSecret(
+    'SECRETS_KEY',
+    vars.SECRETS_KEY,
+    env,
+    dataDir,
+    () => randomBytes(32).toString('base64'),
+    isSecretsKey,
+    warnings,
+  );
+  const key = Buffer.from(secretsKey, 'base64');
+  if (key.length !== 32) throw new ConfigError('SECRETS_KEY', 'must be 32 bytes, base64-encoded');
+  return key;
+}
+
+/**
+ * SECRETS_KEY as the service resolves it from the same environment (given, or kept in DATA_DIR),
+ * for a migration that re-seals values: TypeORM builds migrations without the app's configuration.
+ */
+export function secretsKeyFrom(environment: NodeJS.ProcessEnv = process.env): Buffer {
+  const vars = validateEnvironment(environment);
+  const warnings: string[] = [];
+  const key = secretsKeyOf(
+    vars,
+    vars.NODE_ENV ?? 'development',
+    resolve(vars.DATA_DIR ?? './.data'),
+    warnings,
+  );
+  for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
+  return key;
+}
+
 export function loadConfig(environment: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const vars = validateEnvironment(environment);
   const warnings: string[] = [];
@@ -149,17 +186,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Loaded
     (value) => value.length >= 32,
     warnings,
   );
-  const secretsKey = persistentSecret(
-    'SECRETS_KEY',
-    vars.SECRETS_KEY,
-    env,
-    dataDir,
-    () => randomBytes(32).toString('base64'),
-    isSecretsKey,
-    warnings,
-  );
-  const key = Buffer.from(secretsKey, 'base64');
-  if (key.length !== 32) throw new ConfigError('SECRETS_KEY', 'must be 32 bytes, base64-encoded');
+  const key = secretsKeyOf(vars, env, dataDir, warnings);
 
   return {
     warnings,

@@ -1,12 +1,10 @@
-import { lookup } from 'node:dns/promises';
 import { STATUS_CODES } from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
 import type { AxiosError, AxiosInstance, AxiosResponse } from 'axios';
 import type { HttpsProxyAgent } from 'https-proxy-agent';
-import { isNonPublicAddress } from '../common/network/non-public-address';
 import { DeliveryStatus } from '../common/reference/enums';
-import { BlockedAddressError, describeFailure, NOT_PUBLIC } from './delivery-errors';
+import { describeFailure, NOT_PUBLIC } from './delivery-errors';
 import { customHeaderTransport, deliveryHeaders, DeliveryTransport } from './delivery-headers';
 import { deliveryAgent, deliveryHttp } from './delivery-http';
 import type { DeliveryClientOptions, DeliveryRequest } from './delivery-request';
@@ -49,14 +47,10 @@ export class DeliveryClient {
   private readonly inFlight = new Set<AbortController>();
   private interrupted = false;
   private readonly timeoutMs: number;
-  private readonly allowPrivateNetworks: boolean;
-  private readonly viaProxy: boolean;
   private readonly userAgent: string;
 
   constructor(options: DeliveryClientOptions) {
     this.timeoutMs = options.timeoutMs;
-    this.allowPrivateNetworks = options.allowPrivateNetworks;
-    this.viaProxy = options.proxyUrl !== undefined;
     this.userAgent = options.userAgent;
     this.agent = deliveryAgent(options);
     this.http = deliveryHttp(this.agent);
@@ -113,9 +107,6 @@ export class DeliveryClient {
     }, this.timeoutMs);
     this.inFlight.add(controller);
     try {
-      if (this.viaProxy && !this.allowPrivateNetworks) {
-        await this.checkResolvedAddresses(url.hostname, controller.signal);
-      }
       const response = await this.post(url.href, request.payload, { headers, transport }, controller.signal);
       // The answer is the status line: the body is read (up to the cap) to keep the connection
       // reusable, within what is left of the time budget, and its first bytes kept for the record.
@@ -179,15 +170,5 @@ export class DeliveryClient {
         if (!stale || tries === MAX_STALE_CONNECTIONS) throw error;
       }
     }
-  }
-
-  private async checkResolvedAddresses(host: string, signal: AbortSignal): Promise<void> {
-    const aborted = new Promise<never>((_resolve, reject) => {
-      signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
-    });
-    aborted.catch(() => undefined);
-    const addresses = await Promise.race([lookup(host.replace(/^\[|\]$/g, ''), { all: true }), aborted]);
-    const bad = addresses.find((a) => isNonPublicAddress(a.address));
-    if (bad) throw new BlockedAddressError(NOT_PUBLIC);
   }
 }

@@ -33,8 +33,9 @@ const TLS_UNTRUSTED = new Set([
 
 /** A readable errorMessage for a request that got no answer; never includes headers or addresses. */
 export function describeFailure(error: unknown, host: string): string {
-  if (error instanceof BlockedAddressError) return error.message;
   const err = error as AxiosError & { cause?: { code?: string; message?: string } };
+  // Thrown by the proxy agent's address check, and given to the request as its cause.
+  if (error instanceof BlockedAddressError || err.cause instanceof BlockedAddressError) return NOT_PUBLIC;
   if (err.cause instanceof ProxyError) {
     const { message, proxyHost, reason } = err.cause;
     return reason === undefined ? message : `${message}: ${describeFailure(reason, proxyHost)}`;

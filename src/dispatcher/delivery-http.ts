@@ -10,8 +10,8 @@ export function deliveryAgent(options: DeliveryClientOptions): HttpsAgent | Http
   const ca = options.ca ? { ca: options.ca } : {};
   const common = { keepAlive: true, scheduling: 'lifo' as const, ...ca };
   if (options.proxyUrl) {
-    // The proxy connects to the receiver: the SSRF check is done on the resolved name before sending.
-    return new TunnelTrustingProxyAgent(options.proxyUrl, ca, common);
+    // The proxy connects to the address the agent resolved and checked (DNS rebinding).
+    return new TunnelTrustingProxyAgent(options.proxyUrl, ca, !options.allowPrivateNetworks, common);
   }
   if (options.allowPrivateNetworks) return new HttpsAgent(common);
   // Checks the address each connection actually uses (after DNS), so a name that resolves to a

@@ -1,5 +1,6 @@
 import type { SecretBox } from '../common/crypto/secret-box';
 import { DeliveryStatus } from '../common/reference/enums';
+import { sealedIn } from '../subscriptions/sealed-columns';
 import type { DeliveryOutcome, DeliveryRequest } from './delivery-client';
 import { SigningKeys } from './signing-keys';
 
@@ -9,6 +10,8 @@ import { SigningKeys } from './signing-keys';
  */
 export interface DeliveryJob {
   eventId: string;
+  /** The row the sealed values are bound to: they open only there. */
+  subscriptionId: number;
   url: string;
   payload: string;
   headerName: string | null;
@@ -18,13 +21,14 @@ export interface DeliveryJob {
 }
 
 /**
- * A delivery FAILED before anything was sent (a stored secret is unreadable, e.g. SECRETS_KEY
- * changed): no duration, no answer.
+ * A delivery FAILED before anything was sent: a stored secret does not open (SECRETS_KEY changed,
+ * or the value was copied from another row: contract section 8, Secrets at rest). No duration, no
+ * answer.
  */
-const notSent = (errorMessage: string): DeliveryOutcome => ({
+const secretUnreadable = (): DeliveryOutcome => ({
   status: DeliveryStatus.FAILED,
   httpStatusCode: null,
-  errorMessage,
+  errorMessage: 'subscription secret unreadable',
   sentAt: new Date(),
   durationMs: null,
   responseBody: null,
@@ -44,20 +48,20 @@ export class DeliveryJobOpener {
 
   /** The request, or the FAILED outcome of a job whose stored secrets cannot be decrypted. */
   open(job: DeliveryJob): DeliveryRequest | DeliveryOutcome {
+    const id = job.subscriptionId;
     let headerValue: string | null = null;
-    let signingKeys: string[];
+    const signingKeys: string[] = [];
     try {
       if (job.headerName && job.headerValueEncrypted)
-        headerValue = this.secrets.decrypt(job.headerValueEncrypted);
+        headerValue = this.secrets.open(job.headerValueEncrypted, sealedIn.headerValue(id));
+      if (job.signingSecretEncrypted !== null)
+        signingKeys.push(this.signingKeys.keyOf(job.signingSecretEncrypted, sealedIn.signingSecret(id)));
+      if (job.previousSigningSecretEncrypted !== null)
+        signingKeys.push(
+          this.signingKeys.keyOf(job.previousSigningSecretEncrypted, sealedIn.previousSigningSecret(id)),
+        );
     } catch {
-      return notSent('the custom header value could not be decrypted');
-    }
-    try {
-      signingKeys = [job.signingSecretEncrypted, job.previousSigningSecretEncrypted]
-        .filter((sealed) => sealed !== null)
-        .map((sealed) => this.signingKeys.keyOf(sealed));
-    } catch {
-      return notSent('the signing secret could not be decrypted');
+      return secretUnreadable();
     }
     return {
       url: job.url,

@@ -15,6 +15,8 @@ export const AWAITED = Symbol('awaited by LicenceEventPublisher');
 export interface LicenceEventContext {
   /** The caller's transaction: the event and its jobs commit (or roll back) with it. */
   transaction?: TransactionHandle;
+  /** Idempotent publish (contract section 11; WebhookOutbox's EnqueueOptions). */
+  idempotencyKey?: string;
   [AWAITED]?: true;
 }
 

@@ -9,9 +9,10 @@ import { SIGNING_SECRET_PREFIX } from '../subscriptions/signing-secret';
 export const SIGNING_KEY_CACHE_SIZE = 10_000;
 
 /**
- * HMAC keys of stored signing secrets, by encrypted secret: an AES-GCM decryption per delivery
- * otherwise. The stored text has its own random IV, so it names one secret of one subscription,
- * and a rotated-out secret is simply no longer asked for.
+ * HMAC keys of stored signing secrets, by place and encrypted secret: an AES-GCM decryption per
+ * delivery otherwise. The stored text has its own random IV, so it names one secret; the place is
+ * part of the cache key, so a secret copied to another row is opened (and refused) there, never
+ * taken from this cache. A rotated-out secret is simply no longer asked for.
  */
 export class SigningKeys {
   private readonly keys = new LRUCache<string, string>({ max: SIGNING_KEY_CACHE_SIZE });
@@ -22,13 +23,14 @@ export class SigningKeys {
    * The HMAC key of a stored `whsec_…` secret, as its base64 text (after the prefix): a string is
    * what the delivery thread gets, since posting a Uint8Array to it allocated an ArrayBuffer there
    * for every delivery (webhook-signature.ts turns the text into a key once). Throws when the
-   * secret cannot be decrypted.
+   * secret cannot be opened in its place (`binding`: SecretBox).
    */
-  keyOf(sealed: string): string {
-    let key = this.keys.get(sealed);
+  keyOf(sealed: string, binding: string): string {
+    const cacheKey = `${binding} ${sealed}`;
+    let key = this.keys.get(cacheKey);
     if (key === undefined) {
-      key = this.secrets.decrypt(sealed).slice(SIGNING_SECRET_PREFIX.length);
-      this.keys.set(sealed, key);
+      key = this.secrets.open(sealed, binding).slice(SIGNING_SECRET_PREFIX.length);
+      this.keys.set(cacheKey, key);
     }
     return key;
   }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { DeliveryTrigger, WebhookEvent } from '../common/reference/enums';
@@ -6,6 +7,8 @@ import { deleteExpiredEvents } from './event-retention.statement';
 import { licenceEventBody } from '../licence-events/licence-event-body';
 import type { LicenceEvent, PublishReceipt } from '../licence-events/licence-events';
 import { sampleEvent } from '../licence-events/sample-event';
+import { checkedIdempotencyKey, IdempotencyKeyReusedException } from './idempotency-key';
+import { enqueueOnce, KeyedEvent } from './idempotent-enqueue.statement';
 
 /** What enqueueAgain did, and what it saw: see ENQUEUE_AGAIN_SQL. */
 export interface EnqueueAgainOutcome {
@@ -16,6 +19,31 @@ export interface EnqueueAgainOutcome {
 
 /** Anything that runs SQL inside the caller's transaction: an EntityManager or a QueryRunner. */
 export type TransactionHandle = Pick<EntityManager, 'query'> | Pick<QueryRunner, 'query'>;
+
+/** An event's validated body, as every receiver gets it. */
+type EventBody = ReturnType<typeof licenceEventBody>;
+
+export interface EnqueueOptions {
+  /**
+   * Idempotent publish (contract section 11): within retention, the tenant's first event with this
+   * key is the only one; the same event again answers its receipt (`replayed`), another is a 409.
+   * In a caller's REPEATABLE READ or SERIALIZABLE transaction, a key taken by one that committed
+   * after its snapshot is PostgreSQL's serialization failure: retry that transaction.
+   */
+  idempotencyKey?: string;
+}
+
+/**
+ * enqueueOnce again after a conflict with an event committed meanwhile (the second run reads it), or
+ * once more should retention delete that event in between (then the key is free).
+ */
+const KEYED_ATTEMPTS = 3;
+
+/** What makes two publications the same event: not the timestamp the service assigns. */
+const bodySha256 = (body: EventBody): Buffer =>
+  createHash('sha256')
+    .update(JSON.stringify([body.eventType, body.tenant, body.licence, body.error]))
+    .digest();
 
 /**
  * One statement, so the event and its jobs commit together (or not at all) even without an
@@ -108,10 +136,17 @@ export class WebhookOutbox {
   /**
    * Validates the event (contract section 7) and enqueues it. With `transaction`, the rows are part
    * of the caller's transaction: nothing is delivered unless it commits, and delivery starts at
-   * commit (NOTIFY). Without, they are committed when the promise resolves.
+   * commit (NOTIFY). Without, they are committed when the promise resolves. With an idempotency
+   * key, see EnqueueOptions; a key taken by a transaction still open waits for it to end.
    */
-  async enqueue(event: LicenceEvent, transaction?: TransactionHandle): Promise<PublishReceipt> {
+  async enqueue(
+    event: LicenceEvent,
+    transaction?: TransactionHandle,
+    { idempotencyKey }: EnqueueOptions = {},
+  ): Promise<PublishReceipt> {
     const body = licenceEventBody(event);
+    if (idempotencyKey !== undefined)
+      return this.enqueueOnce(body, transaction ?? this.dataSource, idempotencyKey);
     const timestamp = event.timestamp.toISOString();
     const params = [event.eventType, event.tenant, timestamp, JSON.stringify(body)];
     const rows = (await (transaction ?? this.dataSource).query(ENQUEUE_SQL, params)) as Array<{
@@ -125,6 +160,21 @@ export class WebhookOutbox {
       timestamp,
       matchedSubscriptions: rows[0].matched,
     };
+  }
+
+  private async enqueueOnce(
+    body: EventBody,
+    db: TransactionHandle | DataSource,
+    idempotencyKey: string,
+  ): Promise<PublishReceipt> {
+    const key = checkedIdempotencyKey(idempotencyKey, 'idempotencyKey');
+    const hash = bodySha256(body);
+    const event = { ...body, payload: JSON.stringify(body) };
+    for (let attempt = 1; attempt <= KEYED_ATTEMPTS; attempt++) {
+      const keyed = await enqueueOnce(db, event, key, hash);
+      if (keyed) return receiptOf(body, keyed, key);
+    }
+    throw new Error(`idempotency key of tenant ${body.tenant}: its event vanished ${KEYED_ATTEMPTS} times`);
   }
 
   /**
@@ -163,4 +213,17 @@ export class WebhookOutbox {
     // Nothing will send it: the event row stays unreferenced until retention takes it.
     return row.matched === 1 ? Number(row.eventId) : undefined;
   }
+}
+
+/** The receipt the key's first publication answered; a 409 when the key holds another event. */
+function receiptOf(body: EventBody, keyed: KeyedEvent, key: string): PublishReceipt {
+  if (!keyed.sameBody) throw new IdempotencyKeyReusedException(key);
+  return {
+    eventId: Number(keyed.eventId),
+    eventType: body.eventType,
+    tenant: body.tenant,
+    timestamp: keyed.occurredAt.toISOString(),
+    matchedSubscriptions: keyed.matched,
+    ...(keyed.replayed ? { replayed: true } : {}),
+  };
 }

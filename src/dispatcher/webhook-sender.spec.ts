@@ -41,6 +41,7 @@ function senderWith(flag: string): WebhookSender {
 const threadOf = (sender: WebhookSender) => (sender as unknown as { thread: Worker | undefined }).thread;
 const job = {
   eventId: '1',
+  subscriptionId: 1,
   url: 'https://receiver.example.com/hook',
   payload: '{}',
   headerName: null,

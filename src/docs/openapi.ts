@@ -57,6 +57,7 @@ const TAGS: Array<[name: string, description: string]> = [
     'Receivers of licence events (ROLE_PARTNER on its tenant, administrators on all)',
   ],
   ['Webhook deliveries', 'One record per delivery attempt'],
+  ['Webhook event types', 'The event types and the JSON Schema of the body delivered for each'],
   ['Users (administrators)', 'User accounts'],
   ['Licence events (administrators)', 'Publish a licence event to the subscribers of a tenant'],
   ['Health', 'Liveness and readiness probes'],

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -25,6 +26,26 @@ const ASSETS: Record<string, string> = {
   'favicon-16x16.png': 'image/png',
 };
 
+/** The page's one inline style, allowed by its hash (DOCS_CSP). */
+const PAGE_STYLE = 'body { margin: 0; background: #fafafa; }';
+
+/**
+ * What Swagger UI loads, and nothing more: its script and stylesheet from here, the document and
+ * "Try it out" calls by fetch to this origin (the document's server is "/"), the stylesheet's icons
+ * as data: URIs, the page's inline style by its hash; never framed. Set on every /docs response by
+ * applySecurityHeaders (app.factory.ts).
+ */
+export const DOCS_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  `style-src 'self' 'sha256-${createHash('sha256').update(PAGE_STYLE).digest('base64')}'`,
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
@@ -46,7 +67,7 @@ export function serveSwaggerUi(
   <link rel="stylesheet" type="text/css" href="${base}/swagger-ui.css">
   <link rel="icon" type="image/png" href="${base}/favicon-32x32.png" sizes="32x32">
   <link rel="icon" type="image/png" href="${base}/favicon-16x16.png" sizes="16x16">
-  <style>body { margin: 0; background: #fafafa; }</style>
+  <style>${PAGE_STYLE}</style>
 </head>
 <body>
   <div id="swagger-ui"></div>

@@ -3,6 +3,7 @@ import type { PathItemObject } from '@nestjs/swagger';
 import { ApiCallbackContent, LICENCE_EVENT_CALLBACK } from '../common/openapi/callbacks';
 import { WebhookEvent } from '../common/reference/enums';
 import { LicenceDto, LicenceErrorDto } from './licence.dto';
+import { ApiEventTenant, ApiEventTimestamp } from './licence-event-bodies';
 
 /**
  * The body every receiver gets (spec, Webhook event payload; contract section 6): exactly these
@@ -24,20 +25,10 @@ export class LicenceEventPayloadSchema {
   })
   eventType: WebhookEvent;
 
-  @ApiProperty({
-    type: String,
-    format: 'date-time',
-    description:
-      "The event's time (UTC, YYYY-MM-DDTHH:mm:ss.sssZ), identical in every copy; check it against replays",
-    example: '2026-11-21T10:00:00.000Z',
-  })
+  @ApiEventTimestamp()
   timestamp: string;
 
-  @ApiProperty({
-    type: String,
-    description: 'Tenant identifier; check it against the tenants you expect',
-    example: 'acme',
-  })
+  @ApiEventTenant()
   tenant: string;
 
   @ApiProperty({

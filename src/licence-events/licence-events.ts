@@ -28,4 +28,6 @@ export interface PublishReceipt {
   /** The event's timestamp, YYYY-MM-DDTHH:mm:ss.sssZ. */
   timestamp: string;
   matchedSubscriptions: number;
+  /** Present when an idempotency key found this receipt from an earlier publication: nothing was queued. */
+  replayed?: true;
 }

@@ -24,6 +24,18 @@ export class WebhookEventRecord {
   @Column({ type: 'json' })
   payload: unknown;
 
+  /** Idempotent publish (contract section 11): the tenant's key, unique per tenant when set. */
+  @Column({ name: 'idempotency_key', type: 'varchar', length: 255, nullable: true })
+  idempotencyKey: string | null;
+
+  /** SHA-256 of the keyed event's eventType, tenant and licence or error: a replay must match it. */
+  @Column({ name: 'body_sha256', type: 'bytea', nullable: true })
+  bodySha256: Buffer | null;
+
+  /** The keyed event's receipt count, answered again on a replay. */
+  @Column({ name: 'matched_subscriptions', type: 'int', nullable: true })
+  matchedSubscriptions: number | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 }

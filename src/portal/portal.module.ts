@@ -12,7 +12,8 @@ export const PORTAL_PATH = '/portal';
 
 /**
  * The app's own origin only: no inline script or style, no framing, no plugins; the API it calls
- * is on the same origin (contract section 10).
+ * is on the same origin (contract section 10). Set on every /portal response, its errors included,
+ * by applySecurityHeaders (app.factory.ts).
  */
 export const PORTAL_CSP = [
   "default-src 'self'",
@@ -80,8 +81,6 @@ export class PortalRoutes implements OnModuleInit {
     void reply
       .header('Content-Type', file.type)
       .header('Cache-Control', cacheControl)
-      .header('Content-Security-Policy', PORTAL_CSP)
-      .header('X-Content-Type-Options', 'nosniff')
       .header('Referrer-Policy', 'no-referrer')
       .send(file.body);
   }

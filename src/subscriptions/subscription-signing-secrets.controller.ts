@@ -36,7 +36,17 @@ export class SubscriptionSigningSecretsController {
   })
   @ApiSubscriptionId()
   @ApiOkResponse({ type: SigningSecretResponse, description: 'The current signing secret' })
-  @ApiErrors(BAD_ID, 401, FORBIDDEN, NOT_FOUND, 429)
+  @ApiErrors(
+    BAD_ID,
+    401,
+    FORBIDDEN,
+    NOT_FOUND,
+    [
+      409,
+      'The stored secret does not open (copied from another subscription, or SECRETS_KEY changed): rotate it',
+    ],
+    429,
+  )
   @Get(':id/secret')
   async signingSecret(
     @CurrentUser() user: AuthenticatedUser,

@@ -1,10 +1,11 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DataSource } from 'typeorm';
 import type { AuthenticatedUser } from '../common/auth/authenticated-user';
-import { SecretBox } from '../common/crypto/secret-box';
+import { SecretBox, UnreadableSecretError } from '../common/crypto/secret-box';
 import type { AppConfig } from '../config/configuration';
 import { preparedQuery } from '../database/prepared-query';
+import { sealedIn } from './sealed-columns';
 import { generateSigningSecret } from './signing-secret';
 import { SubscriptionStatements } from './subscription-statements';
 import { subscriptionNotFound, visibleTo } from './subscription-visibility';
@@ -25,7 +26,9 @@ export class SubscriptionSigningSecrets {
 
   /**
    * The subscription's signing secret, to those who may see the subscription. A subscription from
-   * before signing that SubscriptionSecretsBootstrap has not reached yet gets its secret here.
+   * before signing that SubscriptionSecretsBootstrap has not reached yet gets its secret here. One
+   * that does not open (copied from another row, or SECRETS_KEY changed) is a 409: a rotation
+   * replaces it.
    */
   async current(user: AuthenticatedUser, id: number): Promise<string> {
     const where = visibleTo(user).add((p) => `id = ${p}`, id);
@@ -34,21 +37,22 @@ export class SubscriptionSigningSecrets {
       where.params,
     );
     if (!row) return this.notFound(id);
-    if (row.encrypted !== null) return this.secretBox.decrypt(row.encrypted);
+    if (row.encrypted !== null) return this.opened(id, row.encrypted);
     // COALESCE: whoever fills it first (an instance's bootstrap, another read) wins, once.
     const [filled] = await preparedQuery<{ encrypted: string }>(
       this.dataSource,
       'subscriptions_fill_signing_secret',
       `UPDATE subscriptions SET signing_secret_encrypted = COALESCE(signing_secret_encrypted, $2)
        WHERE id = $1 RETURNING signing_secret_encrypted AS encrypted`,
-      [id, this.secretBox.encrypt(generateSigningSecret())],
+      [id, this.secretBox.seal(generateSigningSecret(), sealedIn.signingSecret(id))],
     );
-    return filled ? this.secretBox.decrypt(filled.encrypted) : this.notFound(id);
+    return filled ? this.opened(id, filled.encrypted) : this.notFound(id);
   }
 
   /**
    * Makes `key` (validated already) or a generated secret the signing secret; the one it replaces
-   * keeps signing for WEBHOOK_SECRET_OVERLAP_MS. Returns the new secret and when the previous one
+   * keeps signing for WEBHOOK_SECRET_OVERLAP_MS, sealed again for its own column; one that does
+   * not open is dropped (it could sign nothing). Returns the new secret and when the previous one
    * stops signing (null when there was none).
    */
   async rotate(
@@ -58,19 +62,26 @@ export class SubscriptionSigningSecrets {
   ): Promise<{ key: string; previousKeyExpiresAt: Date | null }> {
     const overlapMs = this.config.getOrThrow('webhook', { infer: true }).secretOverlapMs;
     const where = visibleTo(user).add((p) => `id = ${p}`, id);
-    const n = where.params.length;
-    // One statement: SET expressions see the row as it was, so the old secret moves over unread.
-    const rows = await this.statements.query<{ until: Date | null }>(
-      `UPDATE subscriptions SET
-         previous_signing_secret_encrypted = signing_secret_encrypted,
-         previous_signing_secret_until = CASE WHEN signing_secret_encrypted IS NOT NULL
-           THEN now() + $${n + 2} * interval '1 millisecond' END,
-         signing_secret_encrypted = $${n + 1}
-       ${where.where}
-       RETURNING previous_signing_secret_until AS until`,
-      [...where.params, this.secretBox.encrypt(key), overlapMs],
-    );
-    return rows.length > 0 ? { key, previousKeyExpiresAt: rows[0].until } : this.notFound(id);
+    return this.dataSource.transaction(async (manager) => {
+      // Locked: the secret sealed again as the previous one is the one replaced.
+      const [row] = (await manager.query(
+        `SELECT signing_secret_encrypted AS encrypted FROM subscriptions ${where.where} FOR UPDATE`,
+        where.params,
+      )) as Array<{ encrypted: string | null }>;
+      if (!row) return this.notFound(id);
+      const previous = row.encrypted === null ? null : this.sealedAsPrevious(id, row.encrypted);
+      const [[{ until }]] = (await manager.query(
+        `UPDATE subscriptions SET
+           previous_signing_secret_encrypted = $2::text,
+           previous_signing_secret_until = CASE WHEN $2::text IS NOT NULL
+             THEN now() + $3 * interval '1 millisecond' END,
+           signing_secret_encrypted = $4
+         WHERE id = $1
+         RETURNING previous_signing_secret_until AS until`,
+        [id, previous, overlapMs, this.secretBox.seal(key, sealedIn.signingSecret(id))],
+      )) as [Array<{ until: Date | null }>, number]; // UPDATE: TypeORM answers [rows, count]
+      return { key, previousKeyExpiresAt: until };
+    });
   }
 
   /**
@@ -89,7 +100,9 @@ export class SubscriptionSigningSecrets {
       );
       if (missing.length === 0) return filled;
       const ids = missing.map((row) => row.id);
-      const secrets = ids.map(() => this.secretBox.encrypt(generateSigningSecret()));
+      const secrets = ids.map((id) =>
+        this.secretBox.seal(generateSigningSecret(), sealedIn.signingSecret(id)),
+      );
       const updated = await preparedQuery<{ id: number }>(
         this.dataSource,
         'subscriptions_fill_signing_secrets',
@@ -100,6 +113,28 @@ export class SubscriptionSigningSecrets {
         [ids, secrets],
       );
       filled += updated.length;
+    }
+  }
+
+  private opened(id: number, sealed: string): string {
+    try {
+      return this.secretBox.open(sealed, sealedIn.signingSecret(id));
+    } catch (error) {
+      if (!(error instanceof UnreadableSecretError)) throw error;
+      throw new ConflictException(
+        `the signing secret of subscription ${id} is unreadable: rotate it to set a new one`,
+      );
+    }
+  }
+
+  /** The current secret, sealed for the previous secret's column; null when it does not open. */
+  private sealedAsPrevious(id: number, sealed: string): string | null {
+    try {
+      const secret = this.secretBox.open(sealed, sealedIn.signingSecret(id));
+      return this.secretBox.seal(secret, sealedIn.previousSigningSecret(id));
+    } catch (error) {
+      if (error instanceof UnreadableSecretError) return null;
+      throw error;
     }
   }
 

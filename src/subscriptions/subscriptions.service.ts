@@ -14,6 +14,7 @@ import { ListSubscriptionsQueryDto, SUBSCRIPTION_SORT_FIELDS } from './dto/list-
 import type { SubscriptionRecord } from './dto/subscription.response';
 import { generateSigningSecret } from './signing-secret';
 import { checkUrlAllowed, distinct, tenantFromBody } from './subscription-body-rules';
+import { sealedIn } from './sealed-columns';
 import { SubscriptionStatements } from './subscription-statements';
 import { subscriptionNotFound, visibleTo } from './subscription-visibility';
 
@@ -98,30 +99,34 @@ export class SubscriptionsService {
     checkUrlAllowed(body.url, this.allowPrivateNetworks);
     const headerName = body.headerName ?? null;
     const headerValue = headerName !== null && typeof body.headerValue === 'string' ? body.headerValue : null;
-    const values = [
-      tenant,
-      body.active ?? true,
-      body.name,
-      body.url,
-      body.description ?? null,
-      distinct(body.events),
-      headerName,
-      headerValue === null ? null : this.secretBox.encrypt(headerValue),
-      this.secretBox.encrypt(generateSigningSecret()),
-      this.perTenantMax,
-    ];
     const created = await this.dataSource.transaction(async (manager) => {
       await lockTenantSubscriptions(manager.queryRunner!, tenant);
+      // The id first: the sealed values are bound to their row (SecretBox).
+      const [{ id }] = (await manager.query(
+        `SELECT nextval(pg_get_serial_sequence('subscriptions', 'id'))::int AS id`,
+      )) as Array<{ id: number }>;
       // Inserted only while the tenant has room, counted after the lock (a statement of its own, so
       // it sees every create that held the lock before).
       const rows: SubscriptionRecord[] = await manager.query(
         `INSERT INTO subscriptions
            (tenant, active, name, url, description, events, header_name, header_value_encrypted,
-            signing_secret_encrypted)
-         SELECT $1::text, $2::boolean, $3::text, $4::text, $5::text, $6::varchar(64)[], $7::text, $8::text, $9::text
+            signing_secret_encrypted, id)
+         SELECT $1::text, $2::boolean, $3::text, $4::text, $5::text, $6::varchar(64)[], $7::text, $8::text, $9::text, $11::int
          WHERE (SELECT count(*) FROM subscriptions WHERE tenant = $1) < $10
          RETURNING ${COLUMNS}`,
-        values,
+        [
+          tenant,
+          body.active ?? true,
+          body.name,
+          body.url,
+          body.description ?? null,
+          distinct(body.events),
+          headerName,
+          headerValue === null ? null : this.secretBox.seal(headerValue, sealedIn.headerValue(id)),
+          this.secretBox.seal(generateSigningSecret(), sealedIn.signingSecret(id)),
+          this.perTenantMax,
+          id,
+        ],
       );
       return rows[0];
     });
@@ -173,7 +178,9 @@ export class SubscriptionsService {
         tenant,
         headerName,
         headerMode,
-        headerMode === 'set' ? this.secretBox.encrypt(body.headerValue as string) : null,
+        headerMode === 'set'
+          ? this.secretBox.seal(body.headerValue as string, sealedIn.headerValue(id))
+          : null,
       ],
       tenant === null ? undefined : { id, tenant },
     );

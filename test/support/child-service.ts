@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { SecretBox } from '../../src/common/crypto/secret-box';
+import { sealedIn } from '../../src/subscriptions/sealed-columns';
 import { createTestDatabase, dropTestDatabase } from './database';
 import { licence, sleep } from './dispatcher';
 import { Behaviour, Receiver } from './receiver';
@@ -91,16 +92,15 @@ export async function insertSubscription(
   const box = SecretBox.withKey(Buffer.from(secretsKey, 'base64'));
   const [row] = await sql<{ id: number }>(
     url,
-    `INSERT INTO subscriptions (tenant, name, url, events, header_name, header_value_encrypted)
-     VALUES ($1, $2, $3, ARRAY['LICENCE_CREATED_SUCCESS']::varchar[], $4, $5) RETURNING id`,
-    [
-      init.tenant,
-      uniq('sub'),
-      init.receiver.url(),
-      init.header?.[0] ?? null,
-      init.header ? box.encrypt(init.header[1]) : null,
-    ],
+    `INSERT INTO subscriptions (tenant, name, url, events, header_name)
+     VALUES ($1, $2, $3, ARRAY['LICENCE_CREATED_SUCCESS']::varchar[], $4) RETURNING id`,
+    [init.tenant, uniq('sub'), init.receiver.url(), init.header?.[0] ?? null],
   );
+  if (init.header) {
+    // Sealed for its row, as the service seals it (contract 8, secrets at rest).
+    const sealed = box.seal(init.header[1], sealedIn.headerValue(row.id));
+    await sql(url, `UPDATE subscriptions SET header_value_encrypted = $2 WHERE id = $1`, [row.id, sealed]);
+  }
   return row.id;
 }
 

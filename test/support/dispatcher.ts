@@ -4,6 +4,7 @@ import { SecretBox } from '../../src/common/crypto/secret-box';
 import { LicenceStatus, WebhookEvent } from '../../src/common/reference/enums';
 import type { LicencePayload } from '../../src/licence-events/licence-payloads';
 import { WEBHOOK_TLS_OPTIONS } from '../../src/dispatcher/webhook-tls';
+import { sealedIn } from '../../src/subscriptions/sealed-columns';
 import { generateSigningSecret } from '../../src/subscriptions/signing-secret';
 import { Subscription } from '../../src/subscriptions/subscription.entity';
 import { testCa } from './test-ca';
@@ -48,7 +49,7 @@ export interface SubscriptionInit {
 export async function createSubscription(t: TestApp, init: SubscriptionInit): Promise<Subscription> {
   const box = SecretBox.withKey(Buffer.from(t.env.SECRETS_KEY, 'base64'));
   const repo = t.dataSource.getRepository(Subscription);
-  return repo.save(
+  const saved = await repo.save(
     repo.create({
       tenant: init.tenant,
       url: init.url,
@@ -57,16 +58,23 @@ export async function createSubscription(t: TestApp, init: SubscriptionInit): Pr
       active: init.active ?? true,
       events: init.events ?? [WebhookEvent.LICENCE_CREATED_SUCCESS, WebhookEvent.LICENCE_CREATED_FAILED],
       headerName: init.headerName ?? null,
-      headerValueEncrypted: init.headerValue ? box.encrypt(init.headerValue) : null,
-      signingSecretEncrypted: box.encrypt(generateSigningSecret()),
     }),
   );
+  // Sealed once the row has its id: each value is bound to its row.
+  const sealed = {
+    headerValueEncrypted: init.headerValue
+      ? box.seal(init.headerValue, sealedIn.headerValue(saved.id))
+      : null,
+    signingSecretEncrypted: box.seal(generateSigningSecret(), sealedIn.signingSecret(saved.id)),
+  };
+  await repo.update(saved.id, sealed);
+  return Object.assign(saved, sealed);
 }
 
 /** The `whsec_…` signing secret of a subscription made by createSubscription. */
 export function signingSecretOf(t: TestApp, subscription: Subscription): string {
   const box = SecretBox.withKey(Buffer.from(t.env.SECRETS_KEY, 'base64'));
-  return box.decrypt(subscription.signingSecretEncrypted!);
+  return box.open(subscription.signingSecretEncrypted!, sealedIn.signingSecret(subscription.id));
 }
 
 export function licence(overrides: Partial<LicencePayload> = {}): LicencePayload {

@@ -39,6 +39,7 @@ function certificate(
   publicKey: forge.pki.PublicKey,
   signer: { key: forge.pki.rsa.PrivateKey; cert?: forge.pki.Certificate },
   isCa: boolean,
+  dnsNames = ['localhost'],
 ): forge.pki.Certificate {
   const cert = forge.pki.createCertificate();
   cert.publicKey = publicKey;
@@ -61,10 +62,7 @@ function certificate(
           { name: 'extKeyUsage', serverAuth: true },
           {
             name: 'subjectAltName',
-            altNames: [
-              { type: 2, value: 'localhost' },
-              { type: 7, ip: '127.0.0.1' },
-            ],
+            altNames: [...dnsNames.map((value) => ({ type: 2, value })), { type: 7, ip: '127.0.0.1' }],
           },
         ],
   );
@@ -73,12 +71,22 @@ function certificate(
 }
 
 let cached: TestCa | undefined;
+let caSigner: { key: forge.pki.rsa.PrivateKey; cert: forge.pki.Certificate } | undefined;
+
+/** A server certificate for `name` (and 127.0.0.1), signed by this file's CA. */
+export function serverCertificateFor(name: string): KeyAndCert {
+  testCa();
+  const server = keyPair();
+  const cert = certificate(name, server.keys.publicKey, caSigner!, false, [name]);
+  return { key: server.privatePem, cert: forge.pki.certificateToPem(cert) };
+}
 
 /** One CA per test file (generated at test time), with a server certificate it signed. */
 export function testCa(): TestCa {
   if (cached) return cached;
   const ca = keyPair();
   const caCert = certificate('PIS Test CA', ca.keys.publicKey, { key: ca.keys.privateKey }, true);
+  caSigner = { key: ca.keys.privateKey, cert: caCert };
   const server = keyPair();
   const serverCert = certificate(
     'localhost',

@@ -30,13 +30,13 @@ describe('JwtStrategy.verifiedUser: the guard path for tokens verified before', 
   it('checks the user again on every use of a verified token (revocation, disabling)', async () => {
     const { jwt, check, request } = strategy();
     const exp = Math.floor(Date.now() / 1000) + 60;
-    await expect(jwt.validate(request, { sub: 7, ver: 3, exp })).resolves.toBe(user);
+    await expect(jwt.validate(request, { sub: 7, ver: 3, exp, jti: 'token-1' })).resolves.toBe(user);
     await expect(jwt.verifiedUser(TOKEN)).resolves.toBe(user);
     await expect(jwt.verifiedUser(TOKEN)).resolves.toBe(user);
     expect(check.mock.calls).toEqual([
-      [7, 3],
-      [7, 3],
-      [7, 3],
+      [7, 3, 'token-1'],
+      [7, 3, 'token-1'],
+      [7, 3, 'token-1'],
     ]);
     // Another token text (a changed signature) is not the verified one.
     expect(jwt.verifiedUser(TOKEN.slice(0, -1) + 'f')).toBeUndefined();

@@ -7,14 +7,15 @@ import { Strategy } from 'passport-jwt';
 import type { AuthenticatedUser, TokenClaims } from '../../common/auth/authenticated-user';
 import { bearerToken } from '../../common/http/bearer-token';
 import { JwtKeyProvider } from '../jwt-key.provider';
+import { tokenIdOf } from '../token-id';
 import { UserCheckService } from '../user-check.service';
 
 const MAX_ID = 2_147_483_647;
 const MAX_CACHED_TOKENS = 10_000;
 
 type Claims = Partial<TokenClaims> & { exp?: unknown };
-/** Claims that passed checkUser: `exp` is a number of seconds. */
-type VerifiedClaims = Claims & { exp: number };
+/** Claims that passed checkUser: `exp` is a number of seconds; `tokenId` from tokenIdOf. */
+type VerifiedClaims = Claims & { exp: number; tokenId: string };
 const invalid = () => new UnauthorizedException('Invalid or expired token');
 
 /**
@@ -74,17 +75,19 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
 
   /** Called by passport-jwt once the token's signature and expiry are verified. */
   async validate(request: FastifyRequest, claims: Claims): Promise<AuthenticatedUser> {
-    const user = await this.checkUser(claims);
-    this.verified.set(bearerToken(request.headers.authorization)!, claims as VerifiedClaims);
+    const token = bearerToken(request.headers.authorization)!;
+    const verified = { ...claims, tokenId: tokenIdOf(token, claims.jti) } as VerifiedClaims;
+    const user = await this.checkUser(verified);
+    this.verified.set(token, verified);
     return user;
   }
 
-  private async checkUser(claims: Claims): Promise<AuthenticatedUser> {
+  private async checkUser(claims: Claims & { tokenId: string }): Promise<AuthenticatedUser> {
     // Our tokens always expire (contract section 3) and name a user by its integer id.
     const id = Number(claims.sub);
     const version = claims.ver ?? 0;
     if (typeof claims.exp !== 'number' || !Number.isInteger(id) || id < 1 || id > MAX_ID) throw invalid();
     if (!Number.isSafeInteger(version)) throw invalid();
-    return this.userCheck.check(id, version);
+    return this.userCheck.check(id, version, claims.tokenId);
   }
 }

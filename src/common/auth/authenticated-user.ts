@@ -21,4 +21,6 @@ export interface TokenClaims {
   adm: boolean;
   /** The user's token version when it was issued (contract section 8, Revocation). */
   ver: number;
+  /** The token's own id, by which it is logged out (contract section 8, Logout). */
+  jti: string;
 }

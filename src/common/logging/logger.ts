@@ -1,5 +1,6 @@
 import type { LoggerService, LogLevel } from '@nestjs/common';
 import { pino, DestinationStream, Logger as Pino, LoggerOptions } from 'pino';
+import { serializeRequest } from './request-serializer';
 
 /**
  * Keys whose values never reach a log line (contract section 1: never a password, token or
@@ -30,6 +31,8 @@ export function createRootLogger(level: string, destination?: DestinationStream)
     base: { service: 'partner-integration-service' },
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: REDACT, censor: '[redacted]' },
+    // Fastify takes a logger's own `req` serialiser over its default one.
+    serializers: { req: serializeRequest },
     // Fastify's request loggers carry requestId; a line logged for a request elsewhere passes it
     // (the error filter does). No AsyncLocalStorage: on Node 20 it turns on promise hooks, a cost
     // on every promise of every request (9 % of the CPU of GET /auth/me).

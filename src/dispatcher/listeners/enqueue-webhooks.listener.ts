@@ -47,7 +47,7 @@ export class EnqueueWebhooksListener {
   ): Promise<PublishReceipt | undefined> {
     let receipt: PublishReceipt;
     try {
-      receipt = await this.outbox.enqueue(event, context?.transaction);
+      receipt = await this.outbox.enqueue(event, context?.transaction, context);
     } catch (error) {
       if (context?.[AWAITED]) throw error;
       const { eventType, tenant } = event as { eventType?: unknown; tenant?: unknown };

@@ -1,0 +1,64 @@
+import type { DataSource } from 'typeorm';
+
+/** Where the statements run: the pool, or the caller's transaction (an EntityManager or QueryRunner). */
+type Queryable = Pick<DataSource, 'query'>;
+
+/** The event that holds a tenant's idempotency key, as its first publication answered. */
+export interface KeyedEvent {
+  eventId: string;
+  occurredAt: Date;
+  matched: number;
+  /** True when this call found the event rather than wrote it. */
+  replayed: boolean;
+  /** The stored body hash is the one given: a replay, not a reuse of the key for another event. */
+  sameBody: boolean;
+}
+
+/**
+ * ENQUEUE_SQL (webhook-outbox.service.ts) with an idempotency key: the event row carries the key,
+ * the body's hash and the matched count, and ON CONFLICT on UQ_webhook_events_tenant_idempotency_key
+ * writes no event and no job when the tenant's key is taken. The subscriptions are locked and
+ * counted first so the count stored with the event is the number of jobs written. A conflict with a
+ * row committed before this statement began is answered by the last SELECT; one committed while ON
+ * CONFLICT waited for it is invisible to this statement's snapshot: see enqueueOnce.
+ */
+const ENQUEUE_ONCE_SQL = `
+  WITH matching AS (
+    SELECT s.id FROM subscriptions s
+    WHERE s.tenant = $2 AND s.active AND $1::varchar = ANY (s.events)
+    ORDER BY s.id
+    FOR KEY SHARE OF s
+  ), event AS (
+    INSERT INTO webhook_events
+      (event_type, tenant, occurred_at, payload, idempotency_key, body_sha256, matched_subscriptions)
+    SELECT $1::varchar, $2::varchar, $3::timestamptz, $4::json, $5::varchar, $6::bytea, count(*)::int
+    FROM matching
+    ON CONFLICT (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+    RETURNING id, occurred_at, matched_subscriptions
+  ), jobs AS (
+    INSERT INTO webhook_jobs (event_id, subscription_id)
+    SELECT event.id, matching.id FROM event CROSS JOIN matching
+  )
+  SELECT id AS "eventId", occurred_at AS "occurredAt", matched_subscriptions AS matched,
+    false AS replayed, true AS "sameBody"
+  FROM event
+  UNION ALL
+  SELECT id, occurred_at, matched_subscriptions, true, body_sha256 = $6::bytea
+  FROM webhook_events
+  WHERE tenant = $2 AND idempotency_key = $5 AND NOT EXISTS (SELECT 1 FROM event)`;
+
+/**
+ * Writes the event and its jobs unless the tenant's key is taken; then returns the one holding it.
+ * Undefined when the key's holder committed while this statement waited for it (invisible to its
+ * snapshot) or was deleted since: run it again, with a new snapshot, to read or take the key.
+ */
+export async function enqueueOnce(
+  db: Queryable,
+  event: { eventType: string; tenant: string; timestamp: string; payload: string },
+  key: string,
+  bodySha256: Buffer,
+): Promise<KeyedEvent | undefined> {
+  const params = [event.eventType, event.tenant, event.timestamp, event.payload, key, bodySha256];
+  const [row] = (await db.query(ENQUEUE_ONCE_SQL, params)) as KeyedEvent[];
+  return row;
+}
