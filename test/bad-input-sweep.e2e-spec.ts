@@ -24,6 +24,8 @@ const CATEGORY_TIMEOUT_MS = 240_000;
 const REPORT_CHARS = 4000;
 
 interface Fixtures {
+  /** Logs out once: POST /auth/logout revokes its token, so no other operation uses it. */
+  leaving: TestUser;
   admin: TestUser;
   partner: TestUser;
   /** A ROLE_CLIENT user of the partner's tenant: 403 on /webhooks/** (contract section 3). */
@@ -68,6 +70,7 @@ describe('Bad-input sweep: generated bad requests to every operation of the Open
       partner,
       client: await t.createUser({ role: UserRole.ROLE_CLIENT, tenant: partner.tenant }),
       patched: await t.createUser(),
+      leaving: await t.createUser(),
       main,
       replaced: await subscription(partner.tenant),
       deleted: await subscription(partner.tenant),
@@ -106,9 +109,10 @@ describe('Bad-input sweep: generated bad requests to every operation of the Open
     const forAdmin = op.path.startsWith('/admin/') || op.path === '/metrics';
     const subscriptionId =
       op.method === 'DELETE' ? f.deleted.id : op.method === 'PUT' ? f.replaced.id : f.main.id;
+    const caller = op.id === 'Auth_logout' ? f.leaving : forAdmin ? f.admin : f.partner;
     return {
       op,
-      authorization: op.public ? undefined : bearer(forAdmin ? f.admin : f.partner),
+      authorization: op.public ? undefined : bearer(caller),
       forbiddenAuthorization: webhooks
         ? bearer(f.client)
         : op.path.startsWith('/admin/')

@@ -31,6 +31,8 @@ const SPEC_ENDPOINTS = [
   'get /health/live',
   'get /health/ready',
   'get /metrics',
+  'get /webhooks/event-types',
+  'get /webhooks/event-types/{name}',
 ];
 
 /** A client address of our own (TRUST_PROXY): rate-limit counters may be shared through Redis. */

@@ -68,7 +68,7 @@ export async function createSubscription(t: TestApp, init: SubscriptionInit): Pr
     signingSecretEncrypted: box.seal(generateSigningSecret(), sealedIn.signingSecret(saved.id)),
   };
   await repo.update(saved.id, sealed);
-  return Object.assign(saved, sealed);
+  return repo.findOneByOrFail({ id: saved.id }); // updatedAt as the update left it
 }
 
 /** The `whsec_…` signing secret of a subscription made by createSubscription. */
