@@ -11,6 +11,7 @@ export default tseslint.config(
       'coverage/**',
       '*.config.js',
       '*.config.mjs',
+      '.dependency-cruiser.js',
       // Generated from the OpenAPI document (npm run build:portal-api).
       'portal/src/api/schema.gen.ts',
     ],

@@ -11,11 +11,13 @@ import { createValidationPipe } from './common/validation/validation.pipe';
 import { AppConfigModule } from './config/app-config.module';
 import type { AppConfig } from './config/configuration';
 import { DatabaseModule } from './database/database.module';
+import { entities } from './entities';
 import { HealthModule } from './health/health.module';
 import { UsersModule } from './users/users.module';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module';
-import { DispatcherModule } from './dispatcher/dispatcher.module';
+import { DispatcherModule } from './dispatcher';
 import { DeliveriesModule } from './deliveries/deliveries.module';
+import { PartnerToolsModule } from './partner-tools/partner-tools.module';
 import { EventTypesModule } from './event-types/event-types.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { RetentionModule } from './retention/retention.module';
@@ -29,7 +31,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         AppConfigModule.forRoot(config),
-        DatabaseModule.forRoot(databaseUrl),
+        DatabaseModule.forRoot(databaseUrl, entities),
         EventEmitterModule.forRoot(),
         RateLimitModule,
         HealthModule,
@@ -38,6 +40,7 @@ export class AppModule {
         SubscriptionsModule,
         DispatcherModule,
         DeliveriesModule,
+        PartnerToolsModule,
         EventTypesModule,
         MetricsModule,
         RetentionModule,

@@ -8,6 +8,7 @@ import { loadConfigForTool } from './config/configuration';
 import { resolveDatabase } from './database/database';
 import { dataSourceOptions } from './database/data-source.options';
 import { runMigrations } from './database/migrate';
+import { entities } from './entities';
 import { CreateUserDto } from './users/dto/create-user.dto';
 import { User } from './users/user.entity';
 import { UsersService } from './users/users.service';
@@ -57,7 +58,7 @@ async function usersCreate(argv: string[]): Promise<string> {
 
   const config = loadConfigForTool(process.env);
   const database = await resolveDatabase(config, () => undefined);
-  const dataSource = new DataSource(dataSourceOptions(database.url, 2));
+  const dataSource = new DataSource(dataSourceOptions(database.url, 2, entities));
   try {
     await dataSource.initialize();
     await runMigrations(dataSource);

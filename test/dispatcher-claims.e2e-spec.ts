@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LicenceCreatedSuccessEvent } from '../src/dispatcher/events/licence-created-success.event';
+import { LicenceCreatedSuccessEvent } from '../src/licence-events/licence-created-success.event';
 import { LicenceEventPublisher } from '../src/dispatcher/licence-event.publisher';
 import { ClaimResult, WebhookJobsRepository } from '../src/dispatcher/webhook-jobs.repository';
 import { createSubscription, licence, startDispatcherApp, waitForDeliveries } from './support/dispatcher';

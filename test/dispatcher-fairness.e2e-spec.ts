@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { WebhookEvent } from '../src/common/reference/enums';
-import { LicenceCreatedFailedEvent } from '../src/dispatcher/events/licence-created-failed.event';
-import { LicenceCreatedSuccessEvent } from '../src/dispatcher/events/licence-created-success.event';
+import { LicenceCreatedFailedEvent } from '../src/licence-events/licence-created-failed.event';
+import { LicenceCreatedSuccessEvent } from '../src/licence-events/licence-created-success.event';
 import { LicenceEventPublisher } from '../src/dispatcher/licence-event.publisher';
 import {
   createSubscription,

@@ -1,7 +1,7 @@
 import { ConfigService } from '@nestjs/config';
 import { WebhookEvent } from '../src/common/reference/enums';
 import { AdmissionPolicy } from '../src/dispatcher/admission-policy';
-import { LicenceCreatedSuccessEvent } from '../src/dispatcher/events/licence-created-success.event';
+import { LicenceCreatedSuccessEvent } from '../src/licence-events/licence-created-success.event';
 import { LicenceEventPublisher } from '../src/dispatcher/licence-event.publisher';
 import { workerSettings } from '../src/dispatcher/worker-settings';
 import {

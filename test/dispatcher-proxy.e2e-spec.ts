@@ -2,7 +2,7 @@ import { createServer, Server } from 'node:http';
 import { connect, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { WebhookEvent } from '../src/common/reference/enums';
-import { LicenceCreatedSuccessEvent } from '../src/dispatcher/events/licence-created-success.event';
+import { LicenceCreatedSuccessEvent } from '../src/licence-events/licence-created-success.event';
 import { LicenceEventPublisher } from '../src/dispatcher/licence-event.publisher';
 import { DELIVERY_THREAD_SCRIPT, DeliveryThreadScript } from '../src/dispatcher/delivery-thread.script';
 import { tsDeliveryThreadScript } from './support/delivery-thread-script';

@@ -1,7 +1,7 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { ValidationFailedException } from '../src/common/errors/validation-failed.exception';
 import { WebhookEvent } from '../src/common/reference/enums';
-import { LicenceCreatedSuccessEvent } from '../src/dispatcher/events/licence-created-success.event';
+import { LicenceCreatedSuccessEvent } from '../src/licence-events/licence-created-success.event';
 import { LicenceEventPublisher } from '../src/dispatcher/licence-event.publisher';
 import { createSubscription, licence, startDispatcherApp, waitForDeliveries } from './support/dispatcher';
 import { Receiver } from './support/receiver';

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { WebhookEvent } from '../src/common/reference/enums';
-import { LicenceCreatedSuccessEvent } from '../src/dispatcher/events/licence-created-success.event';
+import { LicenceCreatedSuccessEvent } from '../src/licence-events/licence-created-success.event';
 import { LicenceEventPublisher } from '../src/dispatcher/licence-event.publisher';
 import { WebhookWorker } from '../src/dispatcher/webhook-worker.service';
 import {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { WebhookEvent } from '../src/common/reference/enums';
-import { LicenceCreatedSuccessEvent } from '../src/dispatcher/events/licence-created-success.event';
+import { LicenceCreatedSuccessEvent } from '../src/licence-events/licence-created-success.event';
 import { LicenceEventPublisher } from '../src/dispatcher/licence-event.publisher';
 import { createTestDatabase, dropTestDatabase } from './support/database';
 import { createSubscription, licence, startDispatcherApp } from './support/dispatcher';

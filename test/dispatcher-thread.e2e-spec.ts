@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import { WebhookEvent } from '../src/common/reference/enums';
-import { LicenceCreatedSuccessEvent } from '../src/dispatcher/events/licence-created-success.event';
+import { LicenceCreatedSuccessEvent } from '../src/licence-events/licence-created-success.event';
 import { LicenceEventPublisher } from '../src/dispatcher/licence-event.publisher';
 import { WebhookSender } from '../src/dispatcher/webhook-sender.service';
 import { createSubscription, licence, startDispatcherApp, waitForDeliveries } from './support/dispatcher';

@@ -1,7 +1,7 @@
 import { ConflictException } from '@nestjs/common';
 import { ValidationFailedException } from '../src/common/errors/validation-failed.exception';
-import { LicenceCreatedFailedEvent } from '../src/dispatcher/events/licence-created-failed.event';
-import { LicenceCreatedSuccessEvent } from '../src/dispatcher/events/licence-created-success.event';
+import { LicenceCreatedFailedEvent } from '../src/licence-events/licence-created-failed.event';
+import { LicenceCreatedSuccessEvent } from '../src/licence-events/licence-created-success.event';
 import { LicenceEventPublisher } from '../src/dispatcher/licence-event.publisher';
 import { WebhookOutbox } from '../src/dispatcher/webhook-outbox.service';
 import { createSubscription, licence, pendingJobs, sleep, startDispatcherApp } from './support/dispatcher';

@@ -1,5 +1,5 @@
 import { WebhookEvent } from '../src/common/reference/enums';
-import { LicenceCreatedSuccessEvent } from '../src/dispatcher/events/licence-created-success.event';
+import { LicenceCreatedSuccessEvent } from '../src/licence-events/licence-created-success.event';
 import { LicenceEventPublisher } from '../src/dispatcher/licence-event.publisher';
 import { licence, startDispatcherApp, waitForDeliveries } from './support/dispatcher';
 import { Receiver } from './support/receiver';

@@ -5,9 +5,9 @@ import { bearerToken } from '../common/http/bearer-token';
 import { LoginRateLimit } from '../common/rate-limit/rate-limit.decorators';
 import { ApiErrors } from '../common/openapi/decorators';
 import { AuthService } from './auth.service';
-import type { AuthenticatedUser } from './authenticated-user';
-import { CurrentUser } from './decorators/current-user.decorator';
-import { Public } from './decorators/public.decorator';
+import type { AuthenticatedUser } from '../common/auth/authenticated-user';
+import { CurrentUser } from '../common/auth/decorators/current-user.decorator';
+import { Public } from '../common/auth/decorators/public.decorator';
 import { LoginDto } from './dto/login.dto';
 import { LoginResponse, MeResponse, toMeResponse } from './dto/auth.responses';
 

@@ -7,7 +7,7 @@ import { LoginAttemptsService } from '../common/rate-limit/login-attempts.servic
 import { UsersService } from '../users/users.service';
 import { hashOfRandomPassword, verifyPassword } from '../users/password-hasher';
 import { DataSource } from 'typeorm';
-import type { TokenClaims } from './authenticated-user';
+import type { TokenClaims } from '../common/auth/authenticated-user';
 import { revokeToken } from './revoked-tokens';
 import { tokenIdOf } from './token-id';
 import { UserCheckService } from './user-check.service';

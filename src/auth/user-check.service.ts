@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/configuration';
 import { preparedQuery } from '../database/prepared-query';
 import { USER_CHANGED } from '../users/users.service';
-import type { AuthenticatedUser } from './authenticated-user';
+import type { AuthenticatedUser } from '../common/auth/authenticated-user';
 
 /** `revokedTokens`: ids of the user's tokens logged out and not yet expired. */
 type CheckedUser = AuthenticatedUser & { enabled: boolean; tokenVersion: number; revokedTokens: string[] };

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve, join } from 'node:path';
 import { ConfigError, TrustProxy, validateEnvironment } from './environment';
-import { makeOwnerOnlyDir } from '../common/owner-only-files';
+import { makeOwnerOnlyDir } from './owner-only-files';
 
 export interface AppConfig {
   app: {

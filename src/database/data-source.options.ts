@@ -1,9 +1,15 @@
 import type { DataSourceOptions } from 'typeorm';
 import { migrations } from '../../migrations/index';
-import { entities } from './entities';
 
-/** One options object for the app (TypeOrmModule) and the TypeORM CLI (ormconfig.ts). */
-export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
+/**
+ * One options object for the app (TypeOrmModule) and the TypeORM CLI (ormconfig.ts). The entities
+ * come from the caller (src/entities.ts): the database layer knows no feature.
+ */
+export function dataSourceOptions(
+  url: string,
+  poolSize = 10,
+  entities: DataSourceOptions['entities'] = [],
+): DataSourceOptions {
   return {
     type: 'postgres',
     url,

@@ -1,7 +1,7 @@
 import { DynamicModule, Logger, Module, OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/configuration';
 import { dataSourceOptions } from './data-source.options';
 import { runMigrations } from './migrate';
@@ -15,15 +15,18 @@ export class DatabaseModule implements OnModuleInit {
     private readonly config: ConfigService<AppConfig, true>,
   ) {}
 
-  /** `url` is DATABASE_URL or the embedded server's, resolved before Nest starts (main.ts). */
-  static forRoot(url: string): DynamicModule {
+  /**
+   * `url` is DATABASE_URL or the embedded server's, resolved before Nest starts (main.ts);
+   * `entities` the composition root's list (src/entities.ts).
+   */
+  static forRoot(url: string, entities: DataSourceOptions['entities']): DynamicModule {
     return {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRootAsync({
           inject: [ConfigService],
           useFactory: (config: ConfigService<AppConfig, true>) =>
-            dataSourceOptions(url, config.getOrThrow('database', { infer: true }).poolSize),
+            dataSourceOptions(url, config.getOrThrow('database', { infer: true }).poolSize, entities),
         }),
       ],
     };

@@ -1,12 +1,11 @@
 import { Controller, Get, NotFoundException, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { AuthenticatedUser } from '../auth/authenticated-user';
-import { CurrentUser } from '../auth/decorators/current-user.decorator';
-import { Roles } from '../auth/decorators/roles.decorator';
+import type { AuthenticatedUser } from '../common/auth/authenticated-user';
+import { CurrentUser } from '../common/auth/decorators/current-user.decorator';
+import { Roles } from '../common/auth/decorators/roles.decorator';
 import { Page, toPage } from '../common/paging/page';
 import { UserRole } from '../common/reference/enums';
 import { ApiErrors, ApiIdParam, ApiPageOf, ApiPageQuery, ApiSortQuery } from '../common/openapi/decorators';
-import { WebhookOutbox } from '../dispatcher/webhook-outbox.service';
 import {
   ApiSubscriptionId,
   FORBIDDEN,
@@ -18,7 +17,7 @@ import { SubscriptionsService } from '../subscriptions/subscriptions.service';
 import { DeliveriesService, DeliveryFilters } from './deliveries.service';
 import { DeliveryIdPipe } from './delivery-id.pipe';
 import { DeliveryDetailResponse, DeliveryResponse, toDeliveryResponse } from './dto/delivery.response';
-import { parseInstant } from './dto/instant';
+import { parseInstant } from '../common/validation/instant';
 import { DELIVERY_SORT_FIELDS, ListDeliveriesQueryDto } from './dto/list-deliveries.query';
 
 /** The filters given in the query, converted; undefined when there are none. */
@@ -36,8 +35,8 @@ function filtersOf(query: ListDeliveriesQueryDto): DeliveryFilters {
  * A subscription's delivery history (GET …/deliveries: one record per attempt, newest first unless
  * `sort` says otherwise) and a record's detail, the first of the partner tools of contract section 9
  * (the others: PartnerToolsController). ROLE_PARTNER on its own tenant, administrators on every
- * tenant; anyone else 403 (contract section 3). The body sent comes from the dispatcher's outbox
- * (it owns webhook_events).
+ * tenant; anyone else 403 (contract section 3). The body sent is read with the record, from the
+ * event it belongs to (webhook_events, written by the dispatcher's outbox).
  */
 @ApiTags('Webhook deliveries')
 @Roles(UserRole.ROLE_PARTNER)
@@ -46,7 +45,6 @@ export class DeliveriesController {
   constructor(
     private readonly subscriptions: SubscriptionsService,
     private readonly deliveries: DeliveriesService,
-    private readonly outbox: WebhookOutbox,
   ) {}
 
   @ApiOperation({
@@ -120,10 +118,9 @@ export class DeliveriesController {
     @Param('deliveryId', DeliveryIdPipe) deliveryId: string,
   ): Promise<DeliveryDetailResponse> {
     const subscription = await this.subscriptions.findVisible(user, id, subscriptionNotFound());
-    const record = await this.deliveries.get(id, deliveryId);
-    const payload = await this.outbox.payloadOf(record.eventId);
+    const { payload, ...record } = await this.deliveries.getWithPayload(id, deliveryId);
     // Retention deletes an event with its records: gone together unless it ran in between.
-    if (payload === undefined) throw new NotFoundException('Delivery not found');
+    if (payload === null) throw new NotFoundException('Delivery not found');
     return { ...toDeliveryResponse(record, subscription.name), payload: JSON.parse(payload) as unknown };
   }
 }

@@ -1,23 +1,20 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { WebhookOutboxModule } from '../dispatcher/webhook-outbox.module';
 import { SubscriptionsModule } from '../subscriptions/subscriptions.module';
 import { DeliveriesController } from './deliveries.controller';
 import { DeliveriesService } from './deliveries.service';
 import { DeliveryRecords } from './delivery-records.repository';
-import { PartnerToolBudgets } from './partner-tool-budgets';
-import { PartnerToolsController } from './partner-tools.controller';
 import { WebhookDelivery } from './webhook-delivery.entity';
 
 /**
- * The delivery history: read by its controller, written through DeliveryRecords (used by the
- * dispatcher). Resend, recover and test events (PartnerToolsController) go through the
- * dispatcher's outbox.
+ * The delivery history (table `webhook_deliveries`): read by its controller and by the partner
+ * tools (DeliveriesService), written through DeliveryRecords (used by the dispatcher), trimmed by
+ * retention (DeliveryRecords.deleteExpiredBatch). A leaf: it never calls the dispatcher.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([WebhookDelivery]), SubscriptionsModule, WebhookOutboxModule],
-  controllers: [DeliveriesController, PartnerToolsController],
-  providers: [DeliveriesService, DeliveryRecords, PartnerToolBudgets],
-  exports: [DeliveryRecords],
+  imports: [TypeOrmModule.forFeature([WebhookDelivery]), SubscriptionsModule],
+  controllers: [DeliveriesController],
+  providers: [DeliveriesService, DeliveryRecords],
+  exports: [DeliveriesService, DeliveryRecords],
 })
 export class DeliveriesModule {}

@@ -108,6 +108,23 @@ export class DeliveriesService {
     return rows.map((row) => row.eventId);
   }
 
+  /**
+   * One record with the exact JSON text of its event's body (webhook_events.payload is `json`: kept
+   * byte for byte); `payload` null when retention took the event since the record was written.
+   */
+  async getWithPayload(
+    subscriptionId: number,
+    id: string,
+  ): Promise<DeliveryRecord & { payload: string | null }> {
+    const [delivery] = await this.statements.query<DeliveryRecord & { payload: string | null }>(
+      `SELECT ${COLUMNS}, (SELECT e.payload::text FROM webhook_events e WHERE e.id = d.event_id) AS payload
+       FROM webhook_deliveries d WHERE subscription_id = $1 AND id = $2`,
+      [subscriptionId, id],
+    );
+    if (!delivery) throw new NotFoundException('Delivery not found');
+    return delivery;
+  }
+
   async get(subscriptionId: number, id: string): Promise<DeliveryRecord> {
     const [delivery] = await this.statements.query<DeliveryRecord>(
       `SELECT ${COLUMNS} FROM webhook_deliveries WHERE subscription_id = $1 AND id = $2`,

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { DeliveryStatus, DeliveryTrigger, WebhookEvent } from '../common/reference/enums';
+import type { RetentionStatement } from '../database/retention-batch';
+import { deleteExpiredDeliveries } from './delivery-retention.statement';
 
 /** The outcome of one attempt, as the dispatcher hands it over. */
 export interface DeliveryAttempt {
@@ -59,6 +61,9 @@ export interface RecordingStatement {
 /** The write side of the delivery history (table `webhook_deliveries`, owned by this module). */
 @Injectable()
 export class DeliveryRecords {
+  /** Retention's batch over this table (the RetentionService walks it; this module owns the SQL). */
+  readonly deleteExpiredBatch: RetentionStatement = deleteExpiredDeliveries;
+
   /**
    * The statement writing one record per attempt of `batch`, with `alongside` (common table
    * expressions of the caller's, parameters from RECORD_ATTEMPTS_PARAMS + 1, `values` after ours)

@@ -1,4 +1,4 @@
-import { RETENTION_BATCH_RESULT, retentionStatement } from '../retention/retention-batch';
+import { RETENTION_BATCH_RESULT, retentionStatement } from '../database/retention-batch';
 
 /**
  * Deletes the delivery records older than the cutoff among the next `limit` after `afterId`.

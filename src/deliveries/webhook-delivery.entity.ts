@@ -1,6 +1,6 @@
 import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { DeliveryTrigger, type DeliveryStatus, type WebhookEvent } from '../common/reference/enums';
-import { WebhookEventRecord } from '../dispatcher/webhook-event-record.entity';
+import { WebhookEventRecord } from '../licence-events/webhook-event-record.entity';
 import { Subscription } from '../subscriptions/subscription.entity';
 
 /**

@@ -7,7 +7,10 @@ import { DeliveryStatus } from '../common/reference/enums';
 import { describeFailure, NOT_PUBLIC } from './delivery-errors';
 import { customHeaderTransport, deliveryHeaders, DeliveryTransport } from './delivery-headers';
 import { deliveryAgent, deliveryHttp } from './delivery-http';
+import type { DeliveryClientOptions, DeliveryRequest } from './delivery-request';
 import { readExcerpt } from './response-excerpt';
+
+export type { DeliveryClientOptions, DeliveryRequest };
 
 /** The receiver's body is read up to this much; only its first RESPONSE_EXCERPT_BYTES are kept. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -29,32 +32,6 @@ export interface DeliveryOutcome {
 /** Cut off by shutdown before any answer: no record, the job is released for another attempt. */
 export interface DeliveryInterrupted {
   interrupted: true;
-}
-
-/** How the delivery client is set up; plain data, so a worker thread can receive it. */
-export interface DeliveryClientOptions {
-  timeoutMs: number;
-  allowPrivateNetworks: boolean;
-  proxyUrl?: string;
-  /** Trusted CAs (PEM); none: Node's root store plus NODE_EXTRA_CA_CERTS. */
-  ca?: string[];
-  userAgent: string;
-}
-
-/** One delivery as the client sends it: the header value and signing keys already decrypted. */
-export interface DeliveryRequest {
-  url: string;
-  /** The exact JSON text of the event (identical for every subscription and copy). */
-  payload: string;
-  headerName: string | null;
-  headerValue: string | null;
-  /** `webhook-id`: the event's id, the same on every copy and resend (receivers' idempotency key). */
-  webhookId: string;
-  /**
-   * HMAC keys as base64 text (SigningKeys), the current secret's first; none: no
-   * `webhook-signature` (a row from before signing).
-   */
-  signingKeys: string[];
 }
 
 /**

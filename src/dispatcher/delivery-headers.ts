@@ -1,7 +1,7 @@
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest, RequestOptions } from 'node:https';
 import { customHeaderNameProblem } from '../subscriptions/custom-header-name';
-import type { DeliveryRequest } from './delivery-client';
+import type { DeliveryRequest } from './delivery-request';
 import { webhookSignature } from './webhook-signature';
 
 /**

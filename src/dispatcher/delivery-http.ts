@@ -2,7 +2,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import axios, { AxiosInstance } from 'axios';
 import type { HttpsProxyAgent } from 'https-proxy-agent';
 import { RequestFilteringHttpsAgent } from 'request-filtering-agent';
-import type { DeliveryClientOptions } from './delivery-client';
+import type { DeliveryClientOptions } from './delivery-request';
 import { TunnelTrustingProxyAgent } from './tunnel-trusting-proxy-agent';
 
 /** The keep-alive agent every delivery goes through, by network policy (contract section 6). */

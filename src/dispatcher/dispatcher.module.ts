@@ -6,9 +6,10 @@ import { CompletionWriter } from './completion-writer';
 import { LicenceEventPublisher } from './licence-event.publisher';
 import { LicenceEventsController } from './licence-events.controller';
 import { NotificationListener } from './notification-listener';
+import { PendingJobsGauges } from './pending-jobs.gauges';
 import { EnqueueWebhooksListener } from './listeners/enqueue-webhooks.listener';
 import { WebhookJobsRepository } from './webhook-jobs.repository';
-import { WebhookOutboxModule } from './webhook-outbox.module';
+import { WebhookOutbox } from './webhook-outbox.service';
 import { DELIVERY_THREAD_SCRIPT, defaultDeliveryThreadScript } from './delivery-thread.script';
 import { WebhookSender } from './webhook-sender.service';
 import { defaultWebhookTlsOptions, WEBHOOK_TLS_OPTIONS } from './webhook-tls';
@@ -18,15 +19,17 @@ import { WebhookWorker } from './webhook-worker.service';
  * Licence events in (LicenceEventPublisher, WebhookOutbox, POST /admin/licence-events), webhook
  * deliveries out (WebhookWorker over WebhookJobsRepository, AdmissionPolicy, NotificationListener,
  * CompletionWriter and WebhookSender). Owns webhook_events and webhook_jobs; the delivery history is
- * written through the Deliveries module's DeliveryRecords. Relies on the global EventEmitterModule.
+ * written through the Deliveries module's DeliveryRecords. Other modules use what it exports (the
+ * publisher and the outbox, also named in ./index.ts). Relies on the global EventEmitterModule.
  */
 @Module({
-  imports: [DeliveriesModule, WebhookOutboxModule],
+  imports: [DeliveriesModule],
   controllers: [LicenceEventsController],
   providers: [
     SecretBox,
     { provide: WEBHOOK_TLS_OPTIONS, useValue: defaultWebhookTlsOptions },
     { provide: DELIVERY_THREAD_SCRIPT, useValue: defaultDeliveryThreadScript },
+    WebhookOutbox,
     LicenceEventPublisher,
     EnqueueWebhooksListener,
     WebhookSender,
@@ -35,7 +38,8 @@ import { WebhookWorker } from './webhook-worker.service';
     CompletionWriter,
     NotificationListener,
     WebhookWorker,
+    PendingJobsGauges,
   ],
-  exports: [LicenceEventPublisher, WebhookOutboxModule],
+  exports: [LicenceEventPublisher, WebhookOutbox],
 })
 export class DispatcherModule {}

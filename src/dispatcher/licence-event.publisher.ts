@@ -5,7 +5,7 @@ import type {
   LicenceEventMap,
   LicenceEventName,
   PublishReceipt,
-} from './events/licence-events';
+} from '../licence-events/licence-events';
 import type { TransactionHandle } from './webhook-outbox.service';
 
 /** What a caller of LicenceEventPublisher may add to an event. */

@@ -1,17 +1,17 @@
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBody, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { AdminOnly } from '../auth/decorators/roles.decorator';
+import { AdminOnly } from '../common/auth/decorators/roles.decorator';
 import { WebhookEvent } from '../common/reference/enums';
 import { ApiErrors } from '../common/openapi/decorators';
 import { PublishedEventResponse, PublishLicenceEventDto } from './dto/publish-licence-event.dto';
-import { LicenceCreatedFailedEvent } from './events/licence-created-failed.event';
-import { LicenceCreatedSuccessEvent } from './events/licence-created-success.event';
+import { LicenceCreatedFailedEvent } from '../licence-events/licence-created-failed.event';
+import { LicenceCreatedSuccessEvent } from '../licence-events/licence-created-success.event';
 import {
   ApiLicenceEventCallbackContent,
   FAILED_EVENT_EXAMPLE,
   SUCCESS_EVENT_EXAMPLE,
-} from './events/licence-event.openapi';
+} from '../licence-events/licence-event.openapi';
 import { IDEMPOTENCY_KEY_HEADER, IdempotencyKeyHeader } from './idempotency-key';
 import { LicenceEventPublisher } from './licence-event.publisher';
 

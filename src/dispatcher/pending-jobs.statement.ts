@@ -1,11 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { preparedQuery } from '../database/prepared-query';
-
-export interface PendingJobs {
-  count: number;
-  /** Seconds since the oldest pending job was published; 0 when none is pending. */
-  oldestAgeSeconds: number;
-}
+import type { PendingJobs } from '../metrics/metrics.service';
 
 // The outbox holds only pending jobs, so counting it is cheap: read on each /metrics scrape.
 const PENDING_JOBS_SQL = `

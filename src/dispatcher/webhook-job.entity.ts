@@ -1,7 +1,7 @@
 import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { DeliveryTrigger } from '../common/reference/enums';
 import { Subscription } from '../subscriptions/subscription.entity';
-import { WebhookEventRecord } from './webhook-event-record.entity';
+import { WebhookEventRecord } from '../licence-events/webhook-event-record.entity';
 
 /**
  * One pending delivery of one event to one subscription (table `webhook_jobs`, the outbox).

@@ -2,11 +2,20 @@ import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { DeliveryTrigger, WebhookEvent } from '../common/reference/enums';
-import { licenceEventBody } from './events/licence-event-body';
-import type { LicenceEvent, PublishReceipt } from './events/licence-events';
-import { sampleEvent } from './events/sample-event';
+import type { RetentionStatement } from '../database/retention-batch';
+import { deleteExpiredEvents } from './event-retention.statement';
+import { licenceEventBody } from '../licence-events/licence-event-body';
+import type { LicenceEvent, PublishReceipt } from '../licence-events/licence-events';
+import { sampleEvent } from '../licence-events/sample-event';
 import { checkedIdempotencyKey, IdempotencyKeyReusedException } from './idempotency-key';
 import { enqueueOnce, KeyedEvent } from './idempotent-enqueue.statement';
+
+/** What enqueueAgain did, and what it saw: see ENQUEUE_AGAIN_SQL. */
+export interface EnqueueAgainOutcome {
+  enqueued: number;
+  active: boolean | null;
+  events: number;
+}
 
 /** Anything that runs SQL inside the caller's transaction: an EntityManager or a QueryRunner. */
 export type TransactionHandle = Pick<EntityManager, 'query'> | Pick<QueryRunner, 'query'>;
@@ -70,6 +79,9 @@ const ENQUEUE_SQL = `
  * once insert an event once: the second waits on the first's row in
  * UQ_webhook_jobs_event_subscription_again, then skips it (ON CONFLICT). FOR KEY SHARE, as in
  * ENQUEUE_SQL: a subscription or event deleted meanwhile is skipped, not a foreign-key error.
+ * `active` (null: the subscription is gone, or moved from tenant $4) and `events` (how many of the
+ * given still exist) are read with the same lock, after any delete or move they waited for: when
+ * nothing was queued, they say why, without another round trip.
  */
 const ENQUEUE_AGAIN_SQL = `
   WITH jobs AS (
@@ -84,7 +96,10 @@ const ENQUEUE_AGAIN_SQL = `
     ON CONFLICT (event_id, subscription_id) WHERE trigger <> 'EVENT' DO NOTHING
     RETURNING 1
   )
-  SELECT count(*)::int AS "enqueued" FROM jobs`;
+  SELECT (SELECT count(*) FROM jobs)::int AS "enqueued",
+    (SELECT active FROM subscriptions WHERE id = $1 AND tenant = $4 FOR KEY SHARE) AS "active",
+    (SELECT count(*) FROM (SELECT 1 FROM webhook_events WHERE id = ANY ($2::bigint[]) FOR KEY SHARE) e)::int
+      AS "events"`;
 
 /**
  * A test event (contract section 9): the event row and one job for this subscription only, active
@@ -106,9 +121,6 @@ const ENQUEUE_TEST_SQL = `
   )
   SELECT event.id AS "eventId", (SELECT count(*) FROM job)::int AS "matched" FROM event`;
 
-/** The exact JSON text of an event's body (webhook_events.payload is `json`: kept byte for byte). */
-const EVENT_PAYLOAD_SQL = `SELECT payload::text AS payload FROM webhook_events WHERE id = $1`;
-
 /**
  * The transactional outbox: writes an event and its pending deliveries. Used by the dispatcher's
  * event listener (its own one-statement transaction) and directly by callers that want the event
@@ -116,6 +128,9 @@ const EVENT_PAYLOAD_SQL = `SELECT payload::text AS payload FROM webhook_events W
  */
 @Injectable()
 export class WebhookOutbox {
+  /** Retention's batch over webhook_events (the RetentionService walks it; this module owns the SQL). */
+  readonly deleteExpiredEventsBatch: RetentionStatement = deleteExpiredEvents;
+
   constructor(private readonly dataSource: DataSource) {}
 
   /**
@@ -164,23 +179,19 @@ export class WebhookOutbox {
 
   /**
    * Sends the given events again to one subscription (resend, recover: contract section 9), as new
-   * jobs with `trigger`; committed when the promise resolves. Returns how many were enqueued: none
-   * for a subscription no longer active, or an event already pending for it.
+   * jobs with `trigger`; committed when the promise resolves. Returns how many were enqueued (none
+   * for a subscription no longer active, or an event already pending for it) and, read in the same
+   * statement, whether the subscription is active (null: gone or moved to another tenant) and how
+   * many of the events exist.
    */
   async enqueueAgain(
-    subscriptionId: number,
+    subscription: { id: number; tenant: string },
     eventIds: string[],
     trigger: DeliveryTrigger.RESEND | DeliveryTrigger.RECOVER,
-  ): Promise<number> {
-    if (eventIds.length === 0) return 0;
-    const [row] = (await this.dataSource.query(ENQUEUE_AGAIN_SQL, [
-      subscriptionId,
-      eventIds,
-      trigger,
-    ])) as Array<{
-      enqueued: number;
-    }>;
-    return row.enqueued;
+  ): Promise<EnqueueAgainOutcome> {
+    const params = [subscription.id, eventIds, trigger, subscription.tenant];
+    const [row] = (await this.dataSource.query(ENQUEUE_AGAIN_SQL, params)) as EnqueueAgainOutcome[];
+    return row;
   }
 
   /**
@@ -201,12 +212,6 @@ export class WebhookOutbox {
     }>;
     // Nothing will send it: the event row stays unreferenced until retention takes it.
     return row.matched === 1 ? Number(row.eventId) : undefined;
-  }
-
-  /** The exact JSON text sent for an event, or undefined when it is gone. */
-  async payloadOf(eventId: string): Promise<string | undefined> {
-    const [row] = (await this.dataSource.query(EVENT_PAYLOAD_SQL, [eventId])) as Array<{ payload: string }>;
-    return row?.payload;
   }
 }
 

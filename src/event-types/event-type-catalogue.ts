@@ -1,7 +1,7 @@
 import { halLinks } from '../common/hal/hal';
 import { WebhookEvent } from '../common/reference/enums';
-import { LICENCE_EVENT_BODIES } from '../dispatcher/events/licence-event-bodies';
-import { FAILED_EVENT_EXAMPLE, SUCCESS_EVENT_EXAMPLE } from '../dispatcher/events/licence-event.openapi';
+import { LICENCE_EVENT_BODIES } from '../licence-events/licence-event-bodies';
+import { FAILED_EVENT_EXAMPLE, SUCCESS_EVENT_EXAMPLE } from '../licence-events/licence-event.openapi';
 import type { EventTypeResponse } from './dto/event-type.response';
 import { jsonSchemaOf } from './json-schema';
 

@@ -1,11 +1,11 @@
 import { Controller, Get, NotFoundException, Param, Query } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { Roles } from '../auth/decorators/roles.decorator';
+import { Roles } from '../common/auth/decorators/roles.decorator';
 import { ApiErrors, ApiPageOf, ApiPageQuery } from '../common/openapi/decorators';
 import { Page, pageOffset, toPage } from '../common/paging/page';
 import { PageQueryDto } from '../common/paging/page-query.dto';
 import { UserRole, WebhookEvent } from '../common/reference/enums';
-import { LICENCE_EVENT_BODIES } from '../dispatcher/events/licence-event-bodies';
+import { LICENCE_EVENT_BODIES } from '../licence-events/licence-event-bodies';
 import { EventTypeResponse } from './dto/event-type.response';
 import { EVENT_TYPE_CATALOGUE, EVENT_TYPES_PATH } from './event-type-catalogue';
 

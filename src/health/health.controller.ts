@@ -2,7 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { NoRateLimit } from '../common/rate-limit/rate-limit.decorators';
-import { Public } from '../auth/decorators/public.decorator';
+import { Public } from '../common/auth/decorators/public.decorator';
 import { ApiErrors } from '../common/openapi/decorators';
 import { HealthIndicatorSchema, HealthSchema } from './dto/health.response';
 import { MigrationsHealthIndicator } from './migrations.health';

@@ -3,7 +3,7 @@ import { ExecutionContext, Injectable, UnauthorizedException } from '@nestjs/com
 import { ConfigService } from '@nestjs/config';
 import { AuthGuard } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
-import type { AuthenticatedUser } from '../auth/authenticated-user';
+import type { AuthenticatedUser } from '../common/auth/authenticated-user';
 import type { AppConfig } from '../config/configuration';
 
 const refused = () => new UnauthorizedException("An administrator's token or the metrics token is required");

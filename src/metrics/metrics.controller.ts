@@ -1,7 +1,7 @@
 import { Controller, Get, Header, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Registry } from 'prom-client';
-import { Public } from '../auth/decorators/public.decorator';
+import { Public } from '../common/auth/decorators/public.decorator';
 import { NoRateLimit } from '../common/rate-limit/rate-limit.decorators';
 import { ApiErrors, BEARER_SCHEME } from '../common/openapi/decorators';
 import { MetricsAuthGuard } from './metrics-auth.guard';

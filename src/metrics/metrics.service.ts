@@ -6,7 +6,6 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { DeliveryStatus, DeliveryTrigger } from '../common/reference/enums';
-import { PendingJobs, readPendingJobs } from '../dispatcher/pending-jobs.statement';
 
 /** What started an attempt (contract section 9, Delivery records). */
 const TRIGGERS = Object.values(DeliveryTrigger);
@@ -40,6 +39,13 @@ const UNMATCHED_ROUTE = 'unmatched';
  * application's own: tests run several applications in one process, and prom-client's global
  * registry would mix them. No label carries a tenant, a URL or an e-mail: routes are patterns.
  */
+/** What the dispatcher reports of its pending jobs (webhook_jobs_pending and the oldest's age). */
+export interface PendingJobs {
+  count: number;
+  /** Seconds since the oldest pending job was published; 0 when none is pending. */
+  oldestAgeSeconds: number;
+}
+
 @Injectable()
 export class MetricsService implements OnModuleInit {
   private readonly logger = new Logger('Metrics');
@@ -111,7 +117,6 @@ export class MetricsService implements OnModuleInit {
         this.deliveryChildren.set(`${outcome}|${trigger}`, { attempts, duration, latency });
       }
     }
-    this.addPendingJobsGauges();
     this.addDatabasePoolGauges();
   }
 
@@ -169,11 +174,14 @@ export class MetricsService implements OnModuleInit {
     }
   }
 
-  /** Pending jobs and the age of the oldest: one query per scrape, shared by both gauges. */
-  private addPendingJobsGauges(): void {
+  /**
+   * Pending jobs and the age of the oldest: one query per scrape, shared by both gauges. The
+   * dispatcher registers its reader (it owns webhook_jobs); metrics knows no feature.
+   */
+  addPendingJobsGauges(readPendingJobs: () => Promise<PendingJobs>): void {
     let reading: Promise<PendingJobs | undefined> | undefined;
     const read = () =>
-      (reading ??= readPendingJobs(this.dataSource)
+      (reading ??= readPendingJobs()
         .catch((error: unknown) => {
           // The scrape still answers; the gauges keep their last values.
           this.logger.warn({ err: error }, 'reading pending webhook jobs for /metrics failed');

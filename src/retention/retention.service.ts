@@ -2,9 +2,9 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@ne
 import { ConfigService } from '@nestjs/config';
 import { DataSource, QueryRunner } from 'typeorm';
 import type { AppConfig } from '../config/configuration';
-import { deleteExpiredDeliveries } from '../deliveries/delivery-retention.statement';
-import { deleteExpiredEvents } from '../dispatcher/event-retention.statement';
-import type { RetentionStatement } from './retention-batch';
+import type { RetentionStatement } from '../database/retention-batch';
+import { DeliveryRecords } from '../deliveries/delivery-records.repository';
+import { WebhookOutbox } from '../dispatcher';
 
 /** The advisory lock held by the instance running retention; any constant, the same everywhere. */
 export const RETENTION_LOCK = 72_700_002;
@@ -38,6 +38,8 @@ export class RetentionService implements OnApplicationBootstrap, OnModuleDestroy
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly deliveryRecords: DeliveryRecords,
+    private readonly outbox: WebhookOutbox,
     config: ConfigService<AppConfig, true>,
   ) {
     this.retentionMs = config.getOrThrow('retention', { infer: true }).days * DAY_MS;
@@ -87,8 +89,12 @@ export class RetentionService implements OnApplicationBootstrap, OnModuleDestroy
       if (!locked) return { ran: false };
       this.state = 'RUNNING';
       try {
-        const deliveries = await this.deleteInBatches(runner, deleteExpiredDeliveries, cutoff);
-        const events = await this.deleteInBatches(runner, deleteExpiredEvents, cutoff);
+        const deliveries = await this.deleteInBatches(
+          runner,
+          this.deliveryRecords.deleteExpiredBatch,
+          cutoff,
+        );
+        const events = await this.deleteInBatches(runner, this.outbox.deleteExpiredEventsBatch, cutoff);
         return { ran: true, deliveries, events };
       } finally {
         await runner.query('SELECT pg_advisory_unlock($1)', [RETENTION_LOCK]).catch(() => undefined);

@@ -1,7 +1,7 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DataSource } from 'typeorm';
-import type { AuthenticatedUser } from '../auth/authenticated-user';
+import type { AuthenticatedUser } from '../common/auth/authenticated-user';
 import { SecretBox, UnreadableSecretError } from '../common/crypto/secret-box';
 import type { AppConfig } from '../config/configuration';
 import { preparedQuery } from '../database/prepared-query';

@@ -1,4 +1,4 @@
-import type { AuthenticatedUser } from '../auth/authenticated-user';
+import type { AuthenticatedUser } from '../common/auth/authenticated-user';
 import { Conditions } from '../common/paging/conditions';
 
 /**

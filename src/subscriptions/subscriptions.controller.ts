@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { AuthenticatedUser } from '../auth/authenticated-user';
-import { CurrentUser } from '../auth/decorators/current-user.decorator';
-import { Roles } from '../auth/decorators/roles.decorator';
+import type { AuthenticatedUser } from '../common/auth/authenticated-user';
+import { CurrentUser } from '../common/auth/decorators/current-user.decorator';
+import { Roles } from '../common/auth/decorators/roles.decorator';
 import { ValidationFailedException } from '../common/errors/validation-failed.exception';
 import { Page, toPage } from '../common/paging/page';
 import { UserRole } from '../common/reference/enums';

@@ -2,7 +2,7 @@ import { ConflictException, Injectable, NotFoundException } from '@nestjs/common
 import { ConfigService } from '@nestjs/config';
 import { DataSource, QueryRunner } from 'typeorm';
 import type { QueryResult } from 'typeorm/query-runner/QueryResult';
-import type { AuthenticatedUser } from '../auth/authenticated-user';
+import type { AuthenticatedUser } from '../common/auth/authenticated-user';
 import type { Conditions } from '../common/paging/conditions';
 import { readPage } from '../common/paging/read-page';
 import { parseSort, SortOrder, totalOrder } from '../common/paging/sort';

@@ -2,7 +2,7 @@ import { rootCertificates } from 'node:tls';
 import type { DataSource } from 'typeorm';
 import { SecretBox } from '../../src/common/crypto/secret-box';
 import { LicenceStatus, WebhookEvent } from '../../src/common/reference/enums';
-import type { LicencePayload } from '../../src/dispatcher/events/licence-payloads';
+import type { LicencePayload } from '../../src/licence-events/licence-payloads';
 import { WEBHOOK_TLS_OPTIONS } from '../../src/dispatcher/webhook-tls';
 import { sealedIn } from '../../src/subscriptions/sealed-columns';
 import { generateSigningSecret } from '../../src/subscriptions/signing-secret';

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { halLinks, HalLinks, SelfLinks } from '../../common/hal/hal';
 import { renderRole } from '../../common/reference/enums';
-import type { AuthenticatedUser } from '../authenticated-user';
+import type { AuthenticatedUser } from '../../common/auth/authenticated-user';
 
 /** Login response (spec). */
 @ApiSchema({ name: 'LoginResponse', description: 'A bearer token and its lifetime' })

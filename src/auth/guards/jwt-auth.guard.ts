@@ -5,8 +5,8 @@ import type { FastifyRequest } from 'fastify';
 import { bearerToken } from '../../common/http/bearer-token';
 import { RouteMetadataCache } from '../../common/http/route-metadata';
 import { RateLimitGuard } from '../../common/rate-limit/rate-limit.guard';
-import type { AuthenticatedUser } from '../authenticated-user';
-import { IS_PUBLIC } from '../decorators/public.decorator';
+import type { AuthenticatedUser } from '../../common/auth/authenticated-user';
+import { IS_PUBLIC } from '../../common/auth/decorators/public.decorator';
 import { JwtStrategy } from '../strategies/jwt.strategy';
 
 /**

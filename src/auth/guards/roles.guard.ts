@@ -2,8 +2,8 @@ import { CanActivate, ExecutionContext, ForbiddenException, Injectable } from '@
 import { Reflector } from '@nestjs/core';
 import { RouteMetadataCache } from '../../common/http/route-metadata';
 import type { UserRole } from '../../common/reference/enums';
-import type { AuthenticatedUser } from '../authenticated-user';
-import { ADMIN_ONLY, ROLES } from '../decorators/roles.decorator';
+import type { AuthenticatedUser } from '../../common/auth/authenticated-user';
+import { ADMIN_ONLY, ROLES } from '../../common/auth/decorators/roles.decorator';
 
 /** Global (APP_GUARD, after the JWT guard): @AdminOnly() and @Roles(...) checks. */
 @Injectable()

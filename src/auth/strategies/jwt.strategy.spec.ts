@@ -1,7 +1,7 @@
 import { createSecretKey } from 'node:crypto';
 import { UnauthorizedException } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import type { AuthenticatedUser } from '../authenticated-user';
+import type { AuthenticatedUser } from '../../common/auth/authenticated-user';
 import type { JwtKeyProvider } from '../jwt-key.provider';
 import type { UserCheckService } from '../user-check.service';
 import { JwtStrategy } from './jwt.strategy';

@@ -4,7 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { Strategy } from 'passport-jwt';
-import type { AuthenticatedUser, TokenClaims } from '../authenticated-user';
+import type { AuthenticatedUser, TokenClaims } from '../../common/auth/authenticated-user';
 import { bearerToken } from '../../common/http/bearer-token';
 import { JwtKeyProvider } from '../jwt-key.provider';
 import { tokenIdOf } from '../token-id';

@@ -3,7 +3,7 @@ import { chown, mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { writeOwnerOnlyFile } from '../../common/owner-only-files';
+import { writeOwnerOnlyFile } from '../../config/owner-only-files';
 import type { Binaries, PostgresUser } from './binaries';
 
 const run = promisify(execFile);

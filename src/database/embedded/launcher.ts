@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import pg from 'pg';
-import { openOwnerOnlyFile } from '../../common/owner-only-files';
+import { openOwnerOnlyFile } from '../../config/owner-only-files';
 import type { Binaries, PostgresUser } from './binaries';
 import { stopServer } from './postmaster';
 

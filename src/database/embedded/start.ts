@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { makeOwnerOnlyDir, writeOwnerOnlyFile } from '../../common/owner-only-files';
+import { makeOwnerOnlyDir, writeOwnerOnlyFile } from '../../config/owner-only-files';
 import { Binaries, binaries, PostgresUser, reachableBinaries, runAs } from './binaries';
 import { DATABASE_NAME, ensureDatabase, initCluster, serverUrl, socketDirFor } from './cluster';
 import { freePort, launch, RELAUNCH_MS } from './launcher';

@@ -2,10 +2,7 @@ import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { halLinks, HalLink, HalLinks } from '../../common/hal/hal';
 import { DeliveryStatus, DeliveryTrigger, WebhookEvent } from '../../common/reference/enums';
 import { ApiDateTime } from '../../common/openapi/schemas';
-import {
-  LicenceEventPayloadSchema,
-  SUCCESS_EVENT_EXAMPLE,
-} from '../../dispatcher/events/licence-event.openapi';
+import { LicenceEventPayloadSchema, SUCCESS_EVENT_EXAMPLE } from '../../licence-events/licence-event.openapi';
 import type { DeliveryRecord } from '../deliveries.service';
 
 /** HAL links of a delivery record (documentation only). */

@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEnum, IsOptional } from 'class-validator';
 import { SortedPageQueryDto } from '../../common/paging/page-query.dto';
 import { DeliveryStatus, DeliveryTrigger, WebhookEvent } from '../../common/reference/enums';
-import { EXAMPLE_END, InstantField } from './instant';
+import { EXAMPLE_END, InstantField } from '../../common/validation/instant';
 
 /**
  * API sort fields → columns; the only text that reaches ORDER BY (contract section 4): the fields

@@ -11,7 +11,7 @@ import {
 } from 'class-validator';
 import { Chars } from '../../common/validation/text-rules';
 import { MAX_STRING_LENGTH, WebhookEvent } from '../../common/reference/enums';
-import { LicenceDto, LicenceErrorDto } from './licence.dto';
+import { LicenceDto, LicenceErrorDto } from '../../licence-events/licence.dto';
 
 const { LICENCE_CREATED_SUCCESS: SUCCESS, LICENCE_CREATED_FAILED: FAILED } = WebhookEvent;
 

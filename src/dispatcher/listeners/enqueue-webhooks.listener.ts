@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { WebhookEvent } from '../../common/reference/enums';
-import { LicenceCreatedFailedEvent } from '../events/licence-created-failed.event';
-import { LicenceCreatedSuccessEvent } from '../events/licence-created-success.event';
-import type { PublishReceipt } from '../events/licence-events';
+import { LicenceCreatedFailedEvent } from '../../licence-events/licence-created-failed.event';
+import { LicenceCreatedSuccessEvent } from '../../licence-events/licence-created-success.event';
+import type { PublishReceipt } from '../../licence-events/licence-events';
 import type { LicenceEventContext } from '../licence-event.publisher';
 import { WebhookOutbox } from '../webhook-outbox.service';
 import { WebhookWorker } from '../webhook-worker.service';

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiSchema, getSchemaPath } from '@nestjs/swagger';
 import { HalLinks, SelfLinks } from '../../common/hal/hal';
 import { WebhookEvent } from '../../common/reference/enums';
-import { LICENCE_EVENT_BODIES } from '../../dispatcher/events/licence-event-bodies';
+import { LICENCE_EVENT_BODIES } from '../../licence-events/licence-event-bodies';
 import type { JsonSchema } from '../json-schema';
 
 /** One entry of the event-type catalogue (contract section 11). */

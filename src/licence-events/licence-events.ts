@@ -1,4 +1,4 @@
-import { WebhookEvent } from '../../common/reference/enums';
+import { WebhookEvent } from '../common/reference/enums';
 import { LicenceCreatedFailedEvent } from './licence-created-failed.event';
 import { LicenceCreatedSuccessEvent } from './licence-created-success.event';
 

@@ -1,8 +1,8 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { ValidationFailedException } from '../../common/errors/validation-failed.exception';
-import { WebhookEvent } from '../../common/reference/enums';
-import { LicenceDto, LicenceErrorDto } from '../dto/licence.dto';
+import { ValidationFailedException } from '../common/errors/validation-failed.exception';
+import { WebhookEvent } from '../common/reference/enums';
+import { LicenceDto, LicenceErrorDto } from './licence.dto';
 import type { LicenceEvent } from './licence-events';
 import type { LicenceErrorPayload, LicencePayload } from './licence-payloads';
 

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { OptionalNotNull } from '../../common/validation/optional-not-null';
-import { EXAMPLE_END, InstantField } from './instant';
+import { EXAMPLE_END, InstantField } from '../../common/validation/instant';
 
 /** Most events one recovery sends again (contract section 9). */
 export const MAX_RECOVERED_EVENTS = 10_000;

@@ -1,4 +1,4 @@
-import { WebhookEvent } from '../../common/reference/enums';
+import { WebhookEvent } from '../common/reference/enums';
 import type { LicencePayload } from './licence-payloads';
 
 /** A licence was created and processed successfully (LICENCE_CREATED_SUCCESS). */

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiSchema, getSchemaPath } from '@nestjs/swagger';
 import type { PathItemObject } from '@nestjs/swagger';
-import { ApiCallbackContent, LICENCE_EVENT_CALLBACK } from '../../common/openapi/callbacks';
-import { WebhookEvent } from '../../common/reference/enums';
-import { LicenceDto, LicenceErrorDto } from '../dto/licence.dto';
+import { ApiCallbackContent, LICENCE_EVENT_CALLBACK } from '../common/openapi/callbacks';
+import { WebhookEvent } from '../common/reference/enums';
+import { LicenceDto, LicenceErrorDto } from './licence.dto';
 import { ApiEventTenant, ApiEventTimestamp } from './licence-event-bodies';
 
 /**

@@ -1,4 +1,4 @@
-import { LicenceStatus, WebhookEvent } from '../../common/reference/enums';
+import { LicenceStatus, WebhookEvent } from '../common/reference/enums';
 import { LicenceCreatedFailedEvent } from './licence-created-failed.event';
 import { LicenceCreatedSuccessEvent } from './licence-created-success.event';
 import type { LicenceEvent } from './licence-events';

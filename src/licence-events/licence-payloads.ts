@@ -1,4 +1,4 @@
-import type { LicenceStatus } from '../../common/reference/enums';
+import type { LicenceStatus } from '../common/reference/enums';
 
 /** The licence object inside an event payload (spec, Resources: licence object). */
 export interface LicencePayload {

@@ -1,5 +1,5 @@
 import { SetMetadata } from '@nestjs/common';
-import type { UserRole } from '../../common/reference/enums';
+import type { UserRole } from '../../reference/enums';
 
 export const ROLES = 'auth:roles';
 export const ADMIN_ONLY = 'auth:admin-only';

@@ -1,4 +1,4 @@
-import { WebhookEvent } from '../../common/reference/enums';
+import { WebhookEvent } from '../common/reference/enums';
 import type { LicenceErrorPayload } from './licence-payloads';
 
 /** Creation or processing of a licence failed (LICENCE_CREATED_FAILED). */

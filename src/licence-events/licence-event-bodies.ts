@@ -1,7 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { ISO_DATE_TIME } from '../../common/reference/formats';
-import { MAX_STRING_LENGTH, WebhookEvent } from '../../common/reference/enums';
-import { LicenceDto, LicenceErrorDto } from '../dto/licence.dto';
+import { ISO_DATE_TIME } from '../common/reference/formats';
+import { MAX_STRING_LENGTH, WebhookEvent } from '../common/reference/enums';
+import { LicenceDto, LicenceErrorDto } from './licence.dto';
 
 /*
  * The delivery body of each event type (contract section 6), as decorated classes: the one

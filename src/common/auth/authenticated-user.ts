@@ -1,4 +1,4 @@
-import type { UserRole } from '../common/reference/enums';
+import type { UserRole } from '../reference/enums';
 
 /** What the JWT guard puts on the request, read fresh from the users table (within the cache bound). */
 export interface AuthenticatedUser {

@@ -1,10 +1,10 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { IsEmail, IsEnum, IsInt, IsNumber, IsString, Max, Min } from 'class-validator';
-import { Chars, MaxChars } from '../../common/validation/text-rules';
-import { PHONE_NUMBER } from '../../common/reference/formats';
-import { LicenceStatus, MAX_STRING_LENGTH } from '../../common/reference/enums';
-import { IsPhoneNumber } from '../../common/reference/validators';
-import type { LicenceErrorPayload, LicencePayload } from '../events/licence-payloads';
+import { Chars, MaxChars } from '../common/validation/text-rules';
+import { PHONE_NUMBER } from '../common/reference/formats';
+import { LicenceStatus, MAX_STRING_LENGTH } from '../common/reference/enums';
+import { IsPhoneNumber } from '../common/reference/validators';
+import type { LicenceErrorPayload, LicencePayload } from './licence-payloads';
 
 const POSITIVE_INT = 'must be a positive integer';
 const MAX_INT = Number.MAX_SAFE_INTEGER;

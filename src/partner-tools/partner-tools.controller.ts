@@ -1,35 +1,17 @@
-import {
-  Body,
-  ConflictException,
-  Controller,
-  HttpCode,
-  NotFoundException,
-  Param,
-  Post,
-} from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { AuthenticatedUser } from '../auth/authenticated-user';
-import { CurrentUser } from '../auth/decorators/current-user.decorator';
-import { Roles } from '../auth/decorators/roles.decorator';
-import { ValidationFailedException } from '../common/errors/validation-failed.exception';
+import type { AuthenticatedUser } from '../common/auth/authenticated-user';
+import { CurrentUser } from '../common/auth/decorators/current-user.decorator';
+import { Roles } from '../common/auth/decorators/roles.decorator';
 import { ApiErrors, ApiIdParam } from '../common/openapi/decorators';
-import { DeliveryTrigger, UserRole, WebhookEvent } from '../common/reference/enums';
-import type { AppConfig } from '../config/configuration';
-import { WebhookOutbox } from '../dispatcher/webhook-outbox.service';
-import type { SubscriptionRecord } from '../subscriptions/dto/subscription.response';
+import { UserRole, WebhookEvent } from '../common/reference/enums';
+import { DeliveryIdPipe } from '../deliveries/delivery-id.pipe';
 import {
   ApiSubscriptionId,
   FORBIDDEN,
   NOT_FOUND,
   ParentSubscriptionIdPipe,
 } from '../subscriptions/subscription-routes';
-import { subscriptionNotFound } from '../subscriptions/subscription-visibility';
-import { SubscriptionsService } from '../subscriptions/subscriptions.service';
-import { DeliveriesService } from './deliveries.service';
-import { DeliveryIdPipe } from './delivery-id.pipe';
-import { PartnerToolBudgets } from './partner-tool-budgets';
-import { parseInstant } from './dto/instant';
 import {
   MAX_RECOVERED_EVENTS,
   RecoverDeliveriesDto,
@@ -37,8 +19,8 @@ import {
 } from './dto/recover-deliveries.dto';
 import { ResendReceipt } from './dto/resend.response';
 import { TestEventDto, TestEventReceipt } from './dto/test-event.dto';
+import { PartnerToolsService } from './partner-tools.service';
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 // Documentation only (OpenAPI).
 const NOT_ACTIVE: [number, string] = [409, 'The subscription is not active'];
 /** Documentation only (OpenAPI): the 429 of a partner tool's budget (contract section 8). */
@@ -48,18 +30,11 @@ const budgetSpent = (tool: string, variable: string, perMinute: number): [number
     "token's limit: see Retry-After (seconds)",
 ];
 
-/** Resend and recover go to active subscriptions only (contract section 9). */
-function requireActive(subscription: SubscriptionRecord): void {
-  if (!subscription.active) {
-    throw new ConflictException(`Subscription ${subscription.id} is not active: activate it first`);
-  }
-}
-
 /**
  * The partner tools of contract section 9 that send something: resend one record's event, recover
  * the failed ones since a time, and the test event. ROLE_PARTNER on its own tenant, administrators
- * on every tenant; anyone else 403 (contract section 3). They enqueue through the dispatcher's
- * outbox (it owns webhook_events and webhook_jobs): 202 means the jobs are committed. The operation
+ * on every tenant; anyone else 403 (contract section 3). PartnerToolsService does the work; 202
+ * means the jobs are committed. The operation
  * ids stay `Deliveries_…`, as when these routes were DeliveriesController's: generated clients name
  * their methods after them.
  */
@@ -67,17 +42,7 @@ function requireActive(subscription: SubscriptionRecord): void {
 @Roles(UserRole.ROLE_PARTNER)
 @Controller('webhooks/subscriptions/:id')
 export class PartnerToolsController {
-  private readonly retentionDays: number;
-
-  constructor(
-    private readonly subscriptions: SubscriptionsService,
-    private readonly deliveries: DeliveriesService,
-    private readonly outbox: WebhookOutbox,
-    private readonly budgets: PartnerToolBudgets,
-    config: ConfigService<AppConfig, true>,
-  ) {
-    this.retentionDays = config.getOrThrow('retention', { infer: true }).days;
-  }
+  constructor(private readonly partnerTools: PartnerToolsService) {}
 
   @ApiOperation({
     operationId: 'Deliveries_resend',
@@ -107,15 +72,7 @@ export class PartnerToolsController {
     @Param('id', ParentSubscriptionIdPipe) id: number,
     @Param('deliveryId', DeliveryIdPipe) deliveryId: string,
   ): Promise<ResendReceipt> {
-    const subscription = await this.subscriptions.findVisible(user, id, subscriptionNotFound());
-    const record = await this.deliveries.get(id, deliveryId);
-    requireActive(subscription);
-    await this.budgets.spend('resend', subscription);
-    const queued = await this.enqueueAgain(user, id, [record.eventId], DeliveryTrigger.RESEND);
-    // Nothing queued for a subscription still active: an attempt is pending (202), unless retention
-    // took the record, and then its event, since it was read here (404).
-    if (queued === 0) await this.deliveries.get(id, deliveryId);
-    return { eventId: Number(record.eventId), subscriptionId: id };
+    return this.partnerTools.resend(user, id, deliveryId);
   }
 
   @ApiOperation({
@@ -160,41 +117,7 @@ export class PartnerToolsController {
     @Param('id', ParentSubscriptionIdPipe) id: number,
     @Body() body: RecoverDeliveriesDto,
   ): Promise<RecoverDeliveriesReceipt> {
-    const subscription = await this.subscriptions.findVisible(user, id, subscriptionNotFound());
-    const now = Date.now();
-    const since = parseInstant(body.since)!;
-    const until = body.until === undefined ? new Date(now) : parseInstant(body.until)!;
-    if (since.getTime() < now - this.retentionDays * DAY_MS) {
-      throw new ValidationFailedException([
-        { field: 'since', message: `since must be at most ${this.retentionDays} days back (RETENTION_DAYS)` },
-      ]);
-    }
-    if (since >= until) {
-      throw new ValidationFailedException([{ field: 'until', message: 'until must be after since' }]);
-    }
-    requireActive(subscription);
-    await this.budgets.spend('recover', subscription);
-    const eventIds = await this.deliveries.failedEvents(id, since, until, MAX_RECOVERED_EVENTS);
-    return { events: await this.enqueueAgain(user, id, eventIds, DeliveryTrigger.RECOVER) };
-  }
-
-  /**
-   * Queues the events again for the subscription; returns how many. The statement queues nothing
-   * for an event with an attempt pending, and nothing at all for a subscription deactivated or
-   * deleted since it was read here: when nothing was queued, a second look tells these apart, so
-   * such a race answers 409 or 404 rather than 202 with nothing queued.
-   */
-  private async enqueueAgain(
-    user: AuthenticatedUser,
-    id: number,
-    eventIds: string[],
-    trigger: DeliveryTrigger.RESEND | DeliveryTrigger.RECOVER,
-  ): Promise<number> {
-    const queued = await this.outbox.enqueueAgain(id, eventIds, trigger);
-    if (queued === 0 && eventIds.length > 0) {
-      requireActive(await this.subscriptions.findVisible(user, id, subscriptionNotFound()));
-    }
-    return queued;
+    return this.partnerTools.recover(user, id, body);
   }
 
   @ApiOperation({
@@ -232,11 +155,6 @@ export class PartnerToolsController {
     @Param('id', ParentSubscriptionIdPipe) id: number,
     @Body() body: TestEventDto,
   ): Promise<TestEventReceipt> {
-    const subscription = await this.subscriptions.findVisible(user, id, subscriptionNotFound());
-    const eventType = body?.eventType ?? WebhookEvent.LICENCE_CREATED_SUCCESS;
-    await this.budgets.spend('test', subscription);
-    const eventId = await this.outbox.enqueueTest(subscription, eventType);
-    if (eventId === undefined) throw new NotFoundException(subscriptionNotFound());
-    return { eventId };
+    return this.partnerTools.sendTestEvent(user, id, body?.eventType ?? WebhookEvent.LICENCE_CREATED_SUCCESS);
   }
 }

@@ -1,8 +1,0 @@
-import { Subscription } from '../subscriptions/subscription.entity';
-import { User } from '../users/user.entity';
-import { WebhookDelivery } from '../deliveries/webhook-delivery.entity';
-import { WebhookEventRecord } from '../dispatcher/webhook-event-record.entity';
-import { WebhookJob } from '../dispatcher/webhook-job.entity';
-
-/** Every entity, for the app and the CLI alike. Add new ones here. */
-export const entities = [User, Subscription, WebhookEventRecord, WebhookJob, WebhookDelivery];
