@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -28,7 +29,9 @@ describe('response headers (contract section 8)', () => {
     await writeFile(join(portalDir, 'index.html'), '<!doctype html><title>Partner portal</title>');
     await writeFile(join(portalDir, 'assets', 'app-Ab12.js'), 'console.log("portal")');
     t = await startTestApp(
-      { RATE_LIMIT_API_PER_MINUTE: String(API_LIMIT) },
+      // TRUST_PROXY: a made-up token counts against the client IP, which with REDIS_URL is shared with
+      // every other test file's anonymous requests; that test comes from an address of its own.
+      { RATE_LIMIT_API_PER_MINUTE: String(API_LIMIT), TRUST_PROXY: 'true' },
       { configure: (builder) => builder.overrideProvider(PORTAL_DIR).useValue(portalDir) },
     );
     admin = await t.createUser({ admin: true });
@@ -60,7 +63,11 @@ describe('response headers (contract section 8)', () => {
     });
 
     it('401 from GET /auth/me with a made-up token', async () => {
-      const res = await t.http().get('/auth/me').set('authorization', 'Bearer made.up.token');
+      const res = await t
+        .http()
+        .get('/auth/me')
+        .set('x-forwarded-for', `198.51.100.${randomInt(1, 255)}`)
+        .set('authorization', 'Bearer made.up.token');
       expectStatus(res, 401);
       nosniff(res.headers);
       notStored(res.headers);
