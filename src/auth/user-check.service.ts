@@ -2,9 +2,8 @@ import { ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/c
 import { ConfigService } from '@nestjs/config';
 import { OnEvent } from '@nestjs/event-emitter';
 import { LRUCache } from 'lru-cache';
-import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/configuration';
-import { preparedQuery } from '../database/prepared-query';
+import { Postgres } from '../database/postgres';
 import { USER_CHANGED } from '../users/users.service';
 import type { AuthenticatedUser } from '../common/auth/authenticated-user';
 
@@ -27,7 +26,7 @@ export class UserCheckService {
   private readonly cache: LRUCache<number, CheckedUser | typeof NO_USER> | undefined;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly postgres: Postgres,
     config: ConfigService<AppConfig, true>,
   ) {
     const ttl = config.getOrThrow('auth', { infer: true }).userCacheTtlMs;
@@ -62,8 +61,7 @@ export class UserCheckService {
   // Hot path of every authenticated request: one prepared statement, no query building; the
   // logged-out tokens come in the same round trip (an index look-up that finds nothing for most).
   private async load(id: number): Promise<CheckedUser | null> {
-    const rows = await preparedQuery<Record<string, unknown>>(
-      this.dataSource,
+    const rows = await this.postgres.query<Record<string, unknown>>(
       'users_check_v3',
       `SELECT id, email, role, is_administrator, tenant, hub, partner_id, partner_name, user_name, enabled,
               token_version,
