@@ -64,7 +64,7 @@ const orderOf = (sort: string[] | undefined): SortOrder[] =>
 
 /** Read side of the delivery history of a subscription the caller has already been allowed to see. */
 @Injectable()
-export class DeliveriesService {
+export class DeliveryHistory {
   // Hand-written SQL as named prepared statements, as the subscription list: a history page is one
   // round trip, the count inside it, on a table far larger than the subscriptions'.
   private readonly statements: NamedStatements;
