@@ -7,7 +7,8 @@
  *   config/         typed configuration, validated at boot; imports nothing outside config/
  *   common/         cross-cutting and generic (auth decorators, errors, paging, OpenAPI helpers,
  *                   rate limits, validation); imports no feature
- *   database/       data-source options, migrations runner, embedded PostgreSQL, shared SQL helpers;
+ *   database/       data-source options, the Postgres provider (pool, named statements, own
+ *                   connections), migrations runner, embedded PostgreSQL, shared SQL helpers;
  *                   imports no feature (the entity list is the root's)
  *   licence-events/ the licence-event contract: event classes, payloads, the body sent, its OpenAPI
  *                   schemas and the stored event (webhook_events); imports only common/
