@@ -128,6 +128,21 @@ module.exports = {
       to: { path: '^src/partner-tools/' },
     },
     {
+      name: 'postgres-through-database',
+      comment:
+        'One way to PostgreSQL: TypeORM, or database/postgres.ts for its pool, named statements and connections of their own (pg types are fine).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/database/' },
+      to: { path: '^node_modules/pg/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'no-driver-casts',
+      comment: "TypeORM's pg pool is reached through database/postgres.ts, never by casting its driver.",
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/database/' },
+      to: { path: '^node_modules/typeorm/driver/postgres/' },
+    },
+    {
       name: 'statements-stay-home',
       comment: 'A *.statement.ts is its owner’s SQL on its own table: other folders call the owner instead.',
       severity: 'error',

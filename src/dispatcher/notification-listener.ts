@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import pg from 'pg';
+import type pg from 'pg';
 import { Postgres } from '../database/postgres';
 import { JOBS_CHANNEL } from './webhook-jobs.repository';
 
