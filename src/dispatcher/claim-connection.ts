@@ -14,7 +14,7 @@ import { OwnPool, Postgres } from '../database/postgres';
  */
 @Injectable()
 export class ClaimConnection implements OnApplicationShutdown {
-  // An idle connection lost (a database restart): the next claim connects again.
+  // A lost connection (a database restart) is no error: the next claim connects again.
   private readonly pool: OwnPool;
 
   constructor(postgres: Postgres) {
