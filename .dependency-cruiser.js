@@ -7,7 +7,8 @@
  *   config/         typed configuration, validated at boot; imports nothing outside config/
  *   common/         cross-cutting and generic (auth decorators, errors, paging, OpenAPI helpers,
  *                   rate limits, validation); imports no feature
- *   database/       data-source options, migrations runner, embedded PostgreSQL, shared SQL helpers;
+ *   database/       data-source options, the Postgres provider (pool, named statements, own
+ *                   connections), migrations runner, embedded PostgreSQL, shared SQL helpers;
  *                   imports no feature (the entity list is the root's)
  *   licence-events/ the licence-event contract: event classes, payloads, the body sent, its OpenAPI
  *                   schemas and the stored event (webhook_events); imports only common/
@@ -125,6 +126,21 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: ['^src/partner-tools/', ROOT_FILE, '^src/docs/'] },
       to: { path: '^src/partner-tools/' },
+    },
+    {
+      name: 'postgres-through-database',
+      comment:
+        'One way to PostgreSQL: TypeORM, or database/postgres.ts for its pool, named statements and connections of their own (pg types are fine).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/database/' },
+      to: { path: '^node_modules/pg/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'no-driver-casts',
+      comment: "TypeORM's pg pool is reached through database/postgres.ts, never by casting its driver.",
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/database/' },
+      to: { path: '^node_modules/typeorm/driver/postgres/' },
     },
     {
       name: 'statements-stay-home',

@@ -8,6 +8,7 @@ import { loadConfigForTool } from './config/configuration';
 import { resolveDatabase } from './database/database';
 import { dataSourceOptions } from './database/data-source.options';
 import { runMigrations } from './database/migrate';
+import { Postgres } from './database/postgres';
 import { entities } from './entities';
 import { CreateUserDto } from './users/dto/create-user.dto';
 import { User } from './users/user.entity';
@@ -63,7 +64,11 @@ async function usersCreate(argv: string[]): Promise<string> {
     await dataSource.initialize();
     await runMigrations(dataSource);
     const events = { emit: () => true } as never; // no listeners outside the service
-    const user = await new UsersService(dataSource.getRepository(User), events).create(dto);
+    const user = await new UsersService(
+      dataSource.getRepository(User),
+      events,
+      new Postgres(dataSource),
+    ).create(dto);
     return `created user ${user.id} <${user.email}> role ${user.role} tenant ${user.tenant}${user.isAdministrator ? ' (administrator)' : ''}`;
   } finally {
     await dataSource.destroy().catch(() => undefined);

@@ -7,6 +7,7 @@ import { UsersModule } from '../users/users.module';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { JwtKeyProvider } from './jwt-key.provider';
+import { RevokedTokensRepository } from './revoked-tokens.repository';
 import { JwtStrategy } from './strategies/jwt.strategy';
 import { UserCheckService } from './user-check.service';
 
@@ -27,7 +28,7 @@ import { UserCheckService } from './user-check.service';
     UsersModule,
   ],
   controllers: [AuthController],
-  providers: [AuthService, JwtKeyProvider, UserCheckService, JwtStrategy],
+  providers: [AuthService, JwtKeyProvider, RevokedTokensRepository, UserCheckService, JwtStrategy],
   // The global JwtAuthGuard (AppModule) asks the strategy for tokens it verified before.
   exports: [JwtStrategy],
 })

@@ -6,9 +6,8 @@ import type { AppConfig } from '../config/configuration';
 import { LoginAttemptsService } from '../common/rate-limit/login-attempts.service';
 import { UsersService } from '../users/users.service';
 import { hashOfRandomPassword, verifyPassword } from '../users/password-hasher';
-import { DataSource } from 'typeorm';
 import type { TokenClaims } from '../common/auth/authenticated-user';
-import { revokeToken } from './revoked-tokens';
+import { RevokedTokensRepository } from './revoked-tokens.repository';
 import { tokenIdOf } from './token-id';
 import { UserCheckService } from './user-check.service';
 import type { LoginResponse } from './dto/auth.responses';
@@ -23,7 +22,7 @@ export class AuthService implements OnModuleInit {
     private readonly users: UsersService,
     private readonly attempts: LoginAttemptsService,
     private readonly jwt: JwtService,
-    private readonly dataSource: DataSource,
+    private readonly revokedTokens: RevokedTokensRepository,
     private readonly userCheck: UserCheckService,
     config: ConfigService<AppConfig, true>,
   ) {
@@ -64,7 +63,7 @@ export class AuthService implements OnModuleInit {
    */
   async logout(token: string): Promise<void> {
     const claims = this.jwt.decode<{ sub: number; exp: number; jti?: unknown }>(token);
-    await revokeToken(this.dataSource, {
+    await this.revokedTokens.revoke({
       id: tokenIdOf(token, claims.jti),
       userId: claims.sub,
       expiresAt: new Date(claims.exp * 1000),

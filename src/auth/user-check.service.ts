@@ -2,11 +2,10 @@ import { ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/c
 import { ConfigService } from '@nestjs/config';
 import { OnEvent } from '@nestjs/event-emitter';
 import { LRUCache } from 'lru-cache';
-import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/configuration';
-import { preparedQuery } from '../database/prepared-query';
 import { USER_CHANGED } from '../users/users.service';
 import type { AuthenticatedUser } from '../common/auth/authenticated-user';
+import { RevokedTokensRepository } from './revoked-tokens.repository';
 
 /** `revokedTokens`: ids of the user's tokens logged out and not yet expired. */
 type CheckedUser = AuthenticatedUser & { enabled: boolean; tokenVersion: number; revokedTokens: string[] };
@@ -27,7 +26,7 @@ export class UserCheckService {
   private readonly cache: LRUCache<number, CheckedUser | typeof NO_USER> | undefined;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly tokens: RevokedTokensRepository,
     config: ConfigService<AppConfig, true>,
   ) {
     const ttl = config.getOrThrow('auth', { infer: true }).userCacheTtlMs;
@@ -59,20 +58,8 @@ export class UserCheckService {
     this.cache?.delete(id);
   }
 
-  // Hot path of every authenticated request: one prepared statement, no query building; the
-  // logged-out tokens come in the same round trip (an index look-up that finds nothing for most).
   private async load(id: number): Promise<CheckedUser | null> {
-    const rows = await preparedQuery<Record<string, unknown>>(
-      this.dataSource,
-      'users_check_v3',
-      `SELECT id, email, role, is_administrator, tenant, hub, partner_id, partner_name, user_name, enabled,
-              token_version,
-              ARRAY(SELECT token_id FROM revoked_tokens r WHERE r.user_id = users.id AND r.expires_at > now())
-                AS revoked_tokens
-         FROM users WHERE id = $1`,
-      [id],
-    );
-    const r = rows[0];
+    const r = await this.tokens.userWithRevokedTokens(id);
     if (!r) return null;
     return {
       id: r.id as number,

@@ -166,17 +166,17 @@ export function secretsKeyFrom(environment: NodeJS.ProcessEnv = process.env): Bu
   return key;
 }
 
-export function loadConfig(environment: NodeJS.ProcessEnv = process.env): LoadedConfig {
-  const vars = validateEnvironment(environment);
-  const warnings: string[] = [];
-  const env = (vars.NODE_ENV ?? 'development') as AppConfig['app']['env'];
-  const dataDir = resolve(vars.DATA_DIR ?? './.data');
-
+/** The auth namespace: JWT_SECRET (given, or kept in DATA_DIR) and the bootstrap administrator. */
+function authConfig(
+  vars: ReturnType<typeof validateEnvironment>,
+  env: string,
+  dataDir: string,
+  warnings: string[],
+): AppConfig['auth'] {
   if (!!vars.BOOTSTRAP_ADMIN_EMAIL !== !!vars.BOOTSTRAP_ADMIN_PASSWORD) {
     const missing = vars.BOOTSTRAP_ADMIN_EMAIL ? 'BOOTSTRAP_ADMIN_PASSWORD' : 'BOOTSTRAP_ADMIN_EMAIL';
     throw new ConfigError(missing, 'is required when the other BOOTSTRAP_ADMIN_ variable is set');
   }
-
   const jwtSecret = persistentSecret(
     'JWT_SECRET',
     vars.JWT_SECRET,
@@ -186,6 +186,27 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Loaded
     (value) => value.length >= 32,
     warnings,
   );
+  return {
+    jwtSecret,
+    tokenTtlMs: TOKEN_TTL_MS,
+    userCacheTtlMs: vars.USER_CACHE_TTL_MS ?? 2000,
+    bootstrapAdmin: vars.BOOTSTRAP_ADMIN_EMAIL
+      ? {
+          email: vars.BOOTSTRAP_ADMIN_EMAIL,
+          password: vars.BOOTSTRAP_ADMIN_PASSWORD!,
+          tenant: vars.BOOTSTRAP_ADMIN_TENANT ?? 'provider',
+        }
+      : undefined,
+  };
+}
+
+export function loadConfig(environment: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  const vars = validateEnvironment(environment);
+  const warnings: string[] = [];
+  const env = (vars.NODE_ENV ?? 'development') as AppConfig['app']['env'];
+  const dataDir = resolve(vars.DATA_DIR ?? './.data');
+  // JWT_SECRET first: a missing one is announced before SECRETS_KEY's.
+  const auth = authConfig(vars, env, dataDir, warnings);
   const key = secretsKeyOf(vars, env, dataDir, warnings);
 
   return {
@@ -211,18 +232,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Loaded
         poolSize: vars.DB_POOL_SIZE ?? 10,
       },
       redis: { url: vars.REDIS_URL },
-      auth: {
-        jwtSecret,
-        tokenTtlMs: TOKEN_TTL_MS,
-        userCacheTtlMs: vars.USER_CACHE_TTL_MS ?? 2000,
-        bootstrapAdmin: vars.BOOTSTRAP_ADMIN_EMAIL
-          ? {
-              email: vars.BOOTSTRAP_ADMIN_EMAIL,
-              password: vars.BOOTSTRAP_ADMIN_PASSWORD!,
-              tenant: vars.BOOTSTRAP_ADMIN_TENANT ?? 'provider',
-            }
-          : undefined,
-      },
+      auth,
       secrets: { key },
       rateLimit: {
         loginPerMinute: vars.RATE_LIMIT_LOGIN_PER_MINUTE ?? 10,

@@ -5,6 +5,7 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/configuration';
 import { dataSourceOptions } from './data-source.options';
 import { runMigrations } from './migrate';
+import { Postgres } from './postgres';
 
 @Module({})
 export class DatabaseModule implements OnModuleInit {
@@ -16,12 +17,17 @@ export class DatabaseModule implements OnModuleInit {
   ) {}
 
   /**
+   * Global: every feature reaches PostgreSQL through TypeORM or Postgres (the shared pool, named
+   * statements, connections of their own), never through a pool or client of its making.
    * `url` is DATABASE_URL or the embedded server's, resolved before Nest starts (main.ts);
    * `entities` the composition root's list (src/entities.ts).
    */
   static forRoot(url: string, entities: DataSourceOptions['entities']): DynamicModule {
     return {
       module: DatabaseModule,
+      global: true,
+      providers: [Postgres],
+      exports: [Postgres],
       imports: [
         TypeOrmModule.forRootAsync({
           inject: [ConfigService],

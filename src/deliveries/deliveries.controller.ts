@@ -14,7 +14,7 @@ import {
 } from '../subscriptions/subscription-routes';
 import { subscriptionNotFound } from '../subscriptions/subscription-visibility';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
-import { DeliveriesService, DeliveryFilters } from './deliveries.service';
+import { DeliveryHistory, DeliveryFilters } from './delivery-history.repository';
 import { DeliveryIdPipe } from './delivery-id.pipe';
 import { DeliveryDetailResponse, DeliveryResponse, toDeliveryResponse } from './dto/delivery.response';
 import { parseInstant } from '../common/validation/instant';
@@ -44,7 +44,7 @@ function filtersOf(query: ListDeliveriesQueryDto): DeliveryFilters {
 export class DeliveriesController {
   constructor(
     private readonly subscriptions: SubscriptionsService,
-    private readonly deliveries: DeliveriesService,
+    private readonly deliveries: DeliveryHistory,
   ) {}
 
   @ApiOperation({

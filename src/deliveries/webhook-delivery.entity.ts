@@ -1,4 +1,13 @@
-import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import {
+  Check,
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+} from 'typeorm';
 import { DeliveryTrigger, type DeliveryStatus, type WebhookEvent } from '../common/reference/enums';
 import { WebhookEventRecord } from '../licence-events/webhook-event-record.entity';
 import { Subscription } from '../subscriptions/subscription.entity';
@@ -10,6 +19,11 @@ import { Subscription } from '../subscriptions/subscription.entity';
  * webhook_delivery_counts (migration WebhookDeliveryCounts).
  */
 @Entity({ name: 'webhook_deliveries' })
+// sent_at DESC, id DESC in the migration: TypeORM's @Index has no order (nor compares one).
+@Index('IDX_webhook_deliveries_subscription_sent_at', ['subscriptionId', 'sentAt', 'id'])
+@Index('IDX_webhook_deliveries_event_id', ['eventId'])
+@Check('CHK_webhook_deliveries_status', `"status" IN ('SUCCESS', 'FAILED')`)
+@Check('CHK_webhook_deliveries_trigger', `"trigger" IN ('EVENT', 'RESEND', 'RECOVER', 'TEST')`)
 export class WebhookDelivery {
   @PrimaryGeneratedColumn({ type: 'bigint', primaryKeyConstraintName: 'PK_webhook_deliveries' })
   id: string;

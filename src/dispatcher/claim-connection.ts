@@ -1,8 +1,5 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
-import pg from 'pg';
-import { DataSource } from 'typeorm';
-import { poolQuery } from '../database/prepared-query';
-import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions.js';
+import { OwnPool, Postgres } from '../database/postgres';
 
 /**
  * The claim's own connection: a pool of one (claims never overlap within an instance), which
@@ -17,23 +14,16 @@ import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/Postgres
  */
 @Injectable()
 export class ClaimConnection implements OnApplicationShutdown {
-  private readonly pool: pg.Pool;
+  // A lost connection (a database restart) is no error: the next claim connects again.
+  private readonly pool: OwnPool;
 
-  constructor(dataSource: DataSource) {
-    const { url } = dataSource.options as PostgresDataSourceOptions;
-    this.pool = new pg.Pool({
-      connectionString: url,
-      max: 1,
-      connectionTimeoutMillis: 10_000,
-      options: '-c plan_cache_mode=force_generic_plan -c enable_seqscan=off',
-    });
-    // An idle connection lost (a database restart): the next claim connects again.
-    this.pool.on('error', () => undefined);
+  constructor(postgres: Postgres) {
+    this.pool = postgres.ownPool(1, '-c plan_cache_mode=force_generic_plan -c enable_seqscan=off');
   }
 
   /** Runs the named statement `name`; failures are TypeORM's QueryFailedError, as on the shared pool. */
   query<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
-    return poolQuery<T>(this.pool, name, text, values);
+    return this.pool.query<T>(name, text, values);
   }
 
   async onApplicationShutdown(): Promise<void> {

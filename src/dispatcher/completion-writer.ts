@@ -1,8 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { Pool, PoolClient } from 'pg';
-import { DataSource } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import type { PoolClient } from 'pg';
 import { DeliveryStatus } from '../common/reference/enums';
+import { Postgres } from '../database/postgres';
 import { DeliveryAttempt, DeliveryRecords } from '../deliveries/delivery-records.repository';
 import { WebhookJobsRepository } from './webhook-jobs.repository';
 
@@ -62,7 +61,7 @@ export class CompletionWriter {
   private connection: PoolClient | undefined;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly postgres: Postgres,
     private readonly jobs: WebhookJobsRepository,
     private readonly records: DeliveryRecords,
   ) {}
@@ -196,8 +195,7 @@ export class CompletionWriter {
    * WebhookJobsRepository) on a pool client of its own: a named statement, parsed once per connection.
    */
   private async write(batch: Completion[]): Promise<void> {
-    const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
-    const client = await pool.connect();
+    const client = await this.postgres.connect();
     client.on('error', this.ignoreLostConnection);
     this.connection = client;
     try {

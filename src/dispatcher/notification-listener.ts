@@ -1,7 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import pg from 'pg';
-import { DataSource } from 'typeorm';
-import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions.js';
+import type pg from 'pg';
+import { Postgres } from '../database/postgres';
 import { JOBS_CHANNEL } from './webhook-jobs.repository';
 
 /** Channel of the NOTIFY sent when subscriptions are deleted or change tenant (migration NotifySubscriptionsGone). */
@@ -30,7 +29,7 @@ export class NotificationListener {
   /** Failed attempts since the connection was last up. */
   private failures = 0;
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly postgres: Postgres) {}
 
   async start(handlers: NotificationHandlers): Promise<void> {
     this.handlers = handlers;
@@ -47,8 +46,7 @@ export class NotificationListener {
 
   private async connect(): Promise<void> {
     if (!this.handlers) return;
-    const options = this.dataSource.options as PostgresDataSourceOptions;
-    const client = new pg.Client({ connectionString: options.url });
+    const client = this.postgres.dedicatedConnection();
     const lost = (error?: unknown) => this.lost(client, error);
     client.on('error', lost);
     client.on('end', () => lost());

@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { Postgres } from '../database/postgres';
 import { MetricsService } from '../metrics/metrics.service';
 import { readPendingJobs } from './pending-jobs.statement';
 
@@ -8,10 +8,10 @@ import { readPendingJobs } from './pending-jobs.statement';
 export class PendingJobsGauges implements OnModuleInit {
   constructor(
     private readonly metrics: MetricsService,
-    private readonly dataSource: DataSource,
+    private readonly postgres: Postgres,
   ) {}
 
   onModuleInit(): void {
-    this.metrics.addPendingJobsGauges(() => readPendingJobs(this.dataSource));
+    this.metrics.addPendingJobsGauges(() => readPendingJobs(this.postgres));
   }
 }

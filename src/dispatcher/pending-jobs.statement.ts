@@ -1,5 +1,4 @@
-import type { DataSource } from 'typeorm';
-import { preparedQuery } from '../database/prepared-query';
+import type { Postgres } from '../database/postgres';
 import type { PendingJobs } from '../metrics/metrics.service';
 
 // The outbox holds only pending jobs, so counting it is cheap: read on each /metrics scrape.
@@ -8,7 +7,7 @@ const PENDING_JOBS_SQL = `
     COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS "oldestAgeSeconds"
   FROM webhook_jobs`;
 
-export async function readPendingJobs(dataSource: DataSource): Promise<PendingJobs> {
-  const [row] = await preparedQuery<PendingJobs>(dataSource, 'webhook_jobs_pending', PENDING_JOBS_SQL, []);
+export async function readPendingJobs(postgres: Postgres): Promise<PendingJobs> {
+  const [row] = await postgres.query<PendingJobs>('webhook_jobs_pending', PENDING_JOBS_SQL, []);
   return row;
 }

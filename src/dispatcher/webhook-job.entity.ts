@@ -1,4 +1,13 @@
-import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import {
+  Check,
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+} from 'typeorm';
 import { DeliveryTrigger } from '../common/reference/enums';
 import { Subscription } from '../subscriptions/subscription.entity';
 import { WebhookEventRecord } from '../licence-events/webhook-event-record.entity';
@@ -9,6 +18,13 @@ import { WebhookEventRecord } from '../licence-events/webhook-event-record.entit
  * worker's claim (migration CreateDispatcher explains the indexes and the NOTIFY trigger).
  */
 @Entity({ name: 'webhook_jobs' })
+@Index('IDX_webhook_jobs_subscription_id', ['subscriptionId'])
+@Index('IDX_webhook_jobs_event_id', ['eventId'])
+@Index('UQ_webhook_jobs_event_subscription_again', ['eventId', 'subscriptionId'], {
+  unique: true,
+  where: `"trigger" <> 'EVENT'`,
+})
+@Check('CHK_webhook_jobs_trigger', `"trigger" IN ('EVENT', 'RESEND', 'RECOVER', 'TEST')`)
 export class WebhookJob {
   @PrimaryGeneratedColumn({ type: 'bigint', primaryKeyConstraintName: 'PK_webhook_jobs' })
   id: string;

@@ -117,8 +117,8 @@ function callbackContents(types: ControllerType[]): Map<string, CallbackContent>
   return contents;
 }
 
-/** Builds the OpenAPI 3.0 document from the controllers' and DTOs' decorators, then completes it. */
-export function createOpenApiDocument(app: INestApplication, version: string): OpenAPIObject {
+/** The document's header: title, version, server, bearer scheme and tags. */
+function documentConfig(version: string): Omit<OpenAPIObject, 'paths'> {
   const builder = new DocumentBuilder()
     .setTitle('Partner Integration Service')
     .setDescription(DESCRIPTION)
@@ -137,16 +137,11 @@ export function createOpenApiDocument(app: INestApplication, version: string): O
     )
     .addSecurityRequirements(BEARER_SCHEME);
   for (const [name, description] of TAGS) builder.addTag(name, description);
-  const document = SwaggerModule.createDocument(app, builder.build(), {
-    operationIdFactory: operationId,
-    extraModels: [ErrorBodySchema],
-    autoTagControllers: false,
-  });
+  return builder.build();
+}
 
-  // No public licence: the API is offered to partners under their integration agreement.
-  document.info.license = { name: 'Proprietary' };
-
-  // Components shared by the additions below.
+/** The request id's header and parameter, shared by every operation (addCommonResponses). */
+function addRequestIdComponents(document: OpenAPIObject): void {
   document.components ??= {};
   document.components.headers = {
     ...document.components.headers,
@@ -165,59 +160,85 @@ export function createOpenApiDocument(app: INestApplication, version: string): O
       schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' },
     },
   };
+}
 
+/**
+ * Public operations (login, health): no token. Everything else inherits the global bearer
+ * requirement, as does a public one that names it (its own guard checks the token: GET /metrics).
+ */
+function setSecurity(operation: OperationObject, publicIds: Set<string>): void {
+  if (!operation.operationId || !publicIds.has(operation.operationId)) return;
+  if (operation.security?.length) delete operation.security;
+  else operation.security = [];
+}
+
+/** The answers every operation may give: 500, 431, the error bodies' examples, the request id header. */
+function addCommonResponses(document: OpenAPIObject, path: string, operation: OperationObject): void {
+  operation.parameters = [
+    ...(operation.parameters ?? []),
+    { $ref: `#/components/parameters/${REQUEST_ID_HEADER}` },
+  ];
+  const responses = operation.responses as Record<string, ResponseObject>;
+  responses['500'] ??= {
+    description: 'Internal server error (never a stack trace or SQL)',
+    content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorBodySchema) } } },
+  };
+  // Any request, before a route runs: Node's HTTP parser refuses headers over its 16 KB limit
+  // with the same error body, whose path it does not know (app.factory, clientError).
+  responses['431'] ??= {
+    description: 'Request headers larger than 16 KB (refused before the route is known)',
+    content: {
+      'application/json': {
+        schema: { $ref: getSchemaPath(ErrorBodySchema) },
+        example: { ...errorBodyExample(431, ''), message: 'The request headers are too large' },
+      },
+    },
+  };
+  addErrorBodyExamples(document, path, operation, getSchemaPath(ErrorBodySchema));
+  for (const response of Object.values(responses)) {
+    // What the wire carries (contract section 4): every JSON body is application/hal+json.
+    if (response.content?.['application/json']) {
+      const { 'application/json': json, ...others } = response.content;
+      response.content = { [HAL_MEDIA_TYPE]: json, ...others };
+    }
+    response.headers = {
+      ...response.headers,
+      [REQUEST_ID_HEADER]: { $ref: `#/components/headers/${REQUEST_ID_HEADER}` },
+    };
+  }
+}
+
+/** ApiCallback declared each callback's URL; ApiCallbackContent, in the feature that sends it, says what goes there. */
+function fillCallbacks(
+  operation: OperationObject,
+  contents: Map<string, CallbackContent>,
+  version: string,
+): void {
+  const callbacks = operation.callbacks as Record<string, Record<string, PathItemObject>> | undefined;
+  for (const [name, callback] of Object.entries(callbacks ?? {})) {
+    const content = contents.get(name);
+    if (!content) throw new Error(`OpenAPI: callback ${name} of ${operation.operationId} has no content`);
+    for (const expression of Object.keys(callback)) callback[expression] = content.pathItem(version);
+  }
+}
+
+/** Builds the OpenAPI 3.0 document from the controllers' and DTOs' decorators, then completes it. */
+export function createOpenApiDocument(app: INestApplication, version: string): OpenAPIObject {
+  const document = SwaggerModule.createDocument(app, documentConfig(version), {
+    operationIdFactory: operationId,
+    extraModels: [ErrorBodySchema],
+    autoTagControllers: false,
+  });
+  // No public licence: the API is offered to partners under their integration agreement.
+  document.info.license = { name: 'Proprietary' };
+  addRequestIdComponents(document);
   const types = controllers(app);
   const publicIds = publicOperationIds(types);
   const contents = callbackContents(types);
   for (const [path, operation] of operations(document)) {
-    // Public operations (login, health): no token. Everything else inherits the global bearer
-    // requirement, as does a public one that names it (its own guard checks the token: GET /metrics).
-    if (operation.operationId && publicIds.has(operation.operationId)) {
-      if (operation.security?.length) delete operation.security;
-      else operation.security = [];
-    }
-
-    operation.parameters = [
-      ...(operation.parameters ?? []),
-      { $ref: `#/components/parameters/${REQUEST_ID_HEADER}` },
-    ];
-
-    const responses = operation.responses as Record<string, ResponseObject>;
-    responses['500'] ??= {
-      description: 'Internal server error (never a stack trace or SQL)',
-      content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorBodySchema) } } },
-    };
-    // Any request, before a route runs: Node's HTTP parser refuses headers over its 16 KB limit
-    // with the same error body, whose path it does not know (app.factory, clientError).
-    responses['431'] ??= {
-      description: 'Request headers larger than 16 KB (refused before the route is known)',
-      content: {
-        'application/json': {
-          schema: { $ref: getSchemaPath(ErrorBodySchema) },
-          example: { ...errorBodyExample(431, ''), message: 'The request headers are too large' },
-        },
-      },
-    };
-    addErrorBodyExamples(document, path, operation, getSchemaPath(ErrorBodySchema));
-    for (const response of Object.values(responses)) {
-      // What the wire carries (contract section 4): every JSON body is application/hal+json.
-      if (response.content?.['application/json']) {
-        const { 'application/json': json, ...others } = response.content;
-        response.content = { [HAL_MEDIA_TYPE]: json, ...others };
-      }
-      response.headers = {
-        ...response.headers,
-        [REQUEST_ID_HEADER]: { $ref: `#/components/headers/${REQUEST_ID_HEADER}` },
-      };
-    }
-
-    // ApiCallback declared each callback's URL; ApiCallbackContent, in the feature that sends it, says what goes there.
-    const callbacks = operation.callbacks as Record<string, Record<string, PathItemObject>> | undefined;
-    for (const [name, callback] of Object.entries(callbacks ?? {})) {
-      const content = contents.get(name);
-      if (!content) throw new Error(`OpenAPI: callback ${name} of ${operation.operationId} has no content`);
-      for (const expression of Object.keys(callback)) callback[expression] = content.pathItem(version);
-    }
+    setSecurity(operation, publicIds);
+    addCommonResponses(document, path, operation);
+    fillCallbacks(operation, contents, version);
   }
   nullableRefsAsOneOf(document);
   return document;

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiSchema, getSchemaPath } from '@nestjs/swagger';
-import type { PathItemObject } from '@nestjs/swagger';
+import type { PathItemObject, RequestBodyObject, ResponsesObject } from '@nestjs/swagger';
 import { ApiCallbackContent, LICENCE_EVENT_CALLBACK } from '../common/openapi/callbacks';
 import { WebhookEvent } from '../common/reference/enums';
 import { LicenceDto, LicenceErrorDto } from './licence.dto';
@@ -93,6 +93,41 @@ The service POSTs each licence event to the subscription's \`url\`:
   replays (e.g. a 5-minute window). Requests come from the fixed addresses communicated during integration.
 `.trim();
 
+/** The callback's body: the payload, with an example of each event type. */
+function callbackBody(): RequestBodyObject {
+  return {
+    required: true,
+    description:
+      'Exactly eventType, timestamp, tenant, licence and error; the absent one of licence and error is null',
+    content: {
+      'application/json': {
+        schema: { $ref: getSchemaPath(LicenceEventPayloadSchema) },
+        examples: {
+          success: { summary: 'LICENCE_CREATED_SUCCESS', value: SUCCESS_EVENT_EXAMPLE },
+          failed: { summary: 'LICENCE_CREATED_FAILED', value: FAILED_EVENT_EXAMPLE },
+        },
+      },
+    },
+  };
+}
+
+/** How the receiver's answer decides the delivery's status. */
+function callbackResponses(): ResponsesObject {
+  return {
+    '2XX': { description: 'Received (answered within 30 s): the delivery is SUCCESS' },
+    '4XX': {
+      description:
+        'Refused by the receiver (a bad header value, a payload it does not accept): the delivery is ' +
+        'FAILED, with this status code in the history, and is not resent',
+    },
+    default: {
+      description:
+        'Anything else, or no answer within 30 s: the delivery is FAILED, with this status code in the ' +
+        'history, and is not resent',
+    },
+  };
+}
+
 /** The `licenceEvent` callback: what receivers get and how to answer (spec, Events). */
 function licenceEventCallback(version: string): PathItemObject {
   return {
@@ -139,33 +174,8 @@ function licenceEventCallback(version: string): PathItemObject {
           },
         },
       ],
-      requestBody: {
-        required: true,
-        description:
-          'Exactly eventType, timestamp, tenant, licence and error; the absent one of licence and error is null',
-        content: {
-          'application/json': {
-            schema: { $ref: getSchemaPath(LicenceEventPayloadSchema) },
-            examples: {
-              success: { summary: 'LICENCE_CREATED_SUCCESS', value: SUCCESS_EVENT_EXAMPLE },
-              failed: { summary: 'LICENCE_CREATED_FAILED', value: FAILED_EVENT_EXAMPLE },
-            },
-          },
-        },
-      },
-      responses: {
-        '2XX': { description: 'Received (answered within 30 s): the delivery is SUCCESS' },
-        '4XX': {
-          description:
-            'Refused by the receiver (a bad header value, a payload it does not accept): the delivery is ' +
-            'FAILED, with this status code in the history, and is not resent',
-        },
-        default: {
-          description:
-            'Anything else, or no answer within 30 s: the delivery is FAILED, with this status code in the ' +
-            'history, and is not resent',
-        },
-      },
+      requestBody: callbackBody(),
+      responses: callbackResponses(),
     },
   };
 }

@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { WebhookEvent } from '../common/reference/enums';
 
 /**
@@ -7,6 +7,18 @@ import type { WebhookEvent } from '../common/reference/enums';
  * clients as JSON numbers. Written and read with SQL by the dispatcher; the entity documents it.
  */
 @Entity({ name: 'webhook_events' })
+@Index('UQ_webhook_events_tenant_idempotency_key', ['tenant', 'idempotencyKey'], {
+  unique: true,
+  where: `"idempotency_key" IS NOT NULL`,
+})
+@Check(
+  'CHK_webhook_events_event_type',
+  `"event_type" IN ('LICENCE_CREATED_SUCCESS', 'LICENCE_CREATED_FAILED')`,
+)
+@Check(
+  'CHK_webhook_events_idempotency',
+  `("idempotency_key" IS NULL) = ("body_sha256" IS NULL) AND ("idempotency_key" IS NULL) = ("matched_subscriptions" IS NULL)`,
+)
 export class WebhookEventRecord {
   @PrimaryGeneratedColumn({ type: 'bigint', primaryKeyConstraintName: 'PK_webhook_events' })
   id: string;

@@ -1,11 +1,9 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Pool } from 'pg';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { DataSource } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { DeliveryStatus, DeliveryTrigger } from '../common/reference/enums';
+import { Postgres, PoolUsage } from '../database/postgres';
 
 /** What started an attempt (contract section 9, Delivery records). */
 const TRIGGERS = Object.values(DeliveryTrigger);
@@ -104,7 +102,7 @@ export class MetricsService implements OnModuleInit {
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
-    private readonly dataSource: DataSource,
+    private readonly postgres: Postgres,
   ) {
     collectDefaultMetrics({ register: this.registry });
     // Every outcome and trigger from the start, at 0: a rate over a series that appears late misses its first count.
@@ -211,11 +209,11 @@ export class MetricsService implements OnModuleInit {
 
   /** node-postgres' pool behind TypeORM: its connections, idle ones, and queries waiting for one. */
   private addDatabasePoolGauges(): void {
-    const pool = () => (this.dataSource.driver as PostgresDriver).master as Pool | undefined;
-    const gauges: Array<[name: string, help: string, read: (pool: Pool) => number]> = [
-      ['db_pool_connections', 'Connections open in the database pool', (p) => p.totalCount],
-      ['db_pool_idle_connections', 'Idle connections in the database pool', (p) => p.idleCount],
-      ['db_pool_waiting_clients', 'Queries waiting for a database pool connection', (p) => p.waitingCount],
+    const postgres = this.postgres;
+    const gauges: Array<[name: string, help: string, read: (pool: PoolUsage) => number]> = [
+      ['db_pool_connections', 'Connections open in the database pool', (p) => p.connections],
+      ['db_pool_idle_connections', 'Idle connections in the database pool', (p) => p.idle],
+      ['db_pool_waiting_clients', 'Queries waiting for a database pool connection', (p) => p.waiting],
     ];
     for (const [name, help, read] of gauges) {
       new Gauge({
@@ -223,8 +221,8 @@ export class MetricsService implements OnModuleInit {
         help,
         registers: [this.registry],
         collect() {
-          const current = pool();
-          if (current) this.set(read(current));
+          const usage = postgres.poolUsage();
+          if (usage) this.set(read(usage));
         },
       });
     }

@@ -5,7 +5,7 @@ import { ValidationFailedException } from '../common/errors/validation-failed.ex
 import { DeliveryTrigger, WebhookEvent } from '../common/reference/enums';
 import { parseInstant } from '../common/validation/instant';
 import type { AppConfig } from '../config/configuration';
-import { DeliveriesService } from '../deliveries/deliveries.service';
+import { DeliveryHistory } from '../deliveries/delivery-history.repository';
 import { type EnqueueAgainOutcome, WebhookOutbox } from '../dispatcher';
 import { subscriptionNotFound } from '../subscriptions/subscription-visibility';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service';
@@ -50,7 +50,7 @@ export class PartnerToolsService {
 
   constructor(
     private readonly subscriptions: SubscriptionsService,
-    private readonly deliveries: DeliveriesService,
+    private readonly deliveries: DeliveryHistory,
     private readonly outbox: WebhookOutbox,
     private readonly budgets: PartnerToolBudgets,
     config: ConfigService<AppConfig, true>,

@@ -4,10 +4,9 @@ import { DataSource } from 'typeorm';
 import type { AuthenticatedUser } from '../common/auth/authenticated-user';
 import { SecretBox, UnreadableSecretError } from '../common/crypto/secret-box';
 import type { AppConfig } from '../config/configuration';
-import { preparedQuery } from '../database/prepared-query';
 import { sealedIn } from './sealed-columns';
 import { generateSigningSecret } from './signing-secret';
-import { SubscriptionStatements } from './subscription-statements';
+import { SubscriptionsRepository } from './subscriptions.repository';
 import { subscriptionNotFound, visibleTo } from './subscription-visibility';
 
 /**
@@ -19,7 +18,7 @@ import { subscriptionNotFound, visibleTo } from './subscription-visibility';
 export class SubscriptionSigningSecrets {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly statements: SubscriptionStatements,
+    private readonly statements: SubscriptionsRepository,
     private readonly secretBox: SecretBox,
     private readonly config: ConfigService<AppConfig, true>,
   ) {}
@@ -38,15 +37,11 @@ export class SubscriptionSigningSecrets {
     );
     if (!row) return this.notFound(id);
     if (row.encrypted !== null) return this.opened(id, row.encrypted);
-    // COALESCE: whoever fills it first (an instance's bootstrap, another read) wins, once.
-    const [filled] = await preparedQuery<{ encrypted: string }>(
-      this.dataSource,
-      'subscriptions_fill_signing_secret',
-      `UPDATE subscriptions SET signing_secret_encrypted = COALESCE(signing_secret_encrypted, $2)
-       WHERE id = $1 RETURNING signing_secret_encrypted AS encrypted`,
-      [id, this.secretBox.seal(generateSigningSecret(), sealedIn.signingSecret(id))],
+    const filled = await this.statements.fillSigningSecret(
+      id,
+      this.secretBox.seal(generateSigningSecret(), sealedIn.signingSecret(id)),
     );
-    return filled ? this.opened(id, filled.encrypted) : this.notFound(id);
+    return filled !== undefined ? this.opened(id, filled) : this.notFound(id);
   }
 
   /**
@@ -92,27 +87,12 @@ export class SubscriptionSigningSecrets {
   async fillMissing(batch = 500): Promise<number> {
     let filled = 0;
     for (;;) {
-      const missing = await preparedQuery<{ id: number }>(
-        this.dataSource,
-        'subscriptions_missing_signing_secret',
-        `SELECT id FROM subscriptions WHERE signing_secret_encrypted IS NULL ORDER BY id LIMIT $1`,
-        [batch],
-      );
-      if (missing.length === 0) return filled;
-      const ids = missing.map((row) => row.id);
+      const ids = await this.statements.withoutSigningSecret(batch);
+      if (ids.length === 0) return filled;
       const secrets = ids.map((id) =>
         this.secretBox.seal(generateSigningSecret(), sealedIn.signingSecret(id)),
       );
-      const updated = await preparedQuery<{ id: number }>(
-        this.dataSource,
-        'subscriptions_fill_signing_secrets',
-        `UPDATE subscriptions s SET signing_secret_encrypted = f.secret
-         FROM unnest($1::int[], $2::text[]) AS f(id, secret)
-         WHERE s.id = f.id AND s.signing_secret_encrypted IS NULL
-         RETURNING s.id`,
-        [ids, secrets],
-      );
-      filled += updated.length;
+      filled += await this.statements.fillSigningSecrets(ids, secrets);
     }
   }
 

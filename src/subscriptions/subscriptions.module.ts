@@ -3,14 +3,14 @@ import { SecretBox } from '../common/crypto/secret-box';
 import { SubscriptionSecretsBootstrap } from './subscription-secrets.bootstrap';
 import { SubscriptionSigningSecretsController } from './subscription-signing-secrets.controller';
 import { SubscriptionSigningSecrets } from './subscription-signing-secrets.service';
-import { SubscriptionStatements } from './subscription-statements';
 import { SubscriptionsController } from './subscriptions.controller';
+import { SubscriptionsRepository } from './subscriptions.repository';
 import { SubscriptionsService } from './subscriptions.service';
 
 @Module({
   controllers: [SubscriptionsController, SubscriptionSigningSecretsController],
   providers: [
-    SubscriptionStatements,
+    SubscriptionsRepository,
     SubscriptionsService,
     SubscriptionSigningSecrets,
     SecretBox,

@@ -15,7 +15,7 @@ import type { SubscriptionRecord } from './dto/subscription.response';
 import { generateSigningSecret } from './signing-secret';
 import { checkUrlAllowed, distinct, tenantFromBody } from './subscription-body-rules';
 import { sealedIn } from './sealed-columns';
-import { SubscriptionStatements } from './subscription-statements';
+import { SubscriptionsRepository } from './subscriptions.repository';
 import { subscriptionNotFound, visibleTo } from './subscription-visibility';
 
 /** Every column but the encrypted ones (header value, signing secrets), named as the entity names them. */
@@ -52,7 +52,7 @@ const orderOf = (sort: string[] | undefined): SortOrder[] =>
 export class SubscriptionsService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly statements: SubscriptionStatements,
+    private readonly statements: SubscriptionsRepository,
     private readonly secretBox: SecretBox,
     private readonly config: ConfigService<AppConfig, true>,
   ) {}

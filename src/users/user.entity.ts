@@ -1,7 +1,18 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import {
+  Check,
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  PrimaryGeneratedColumn,
+  UpdateDateColumn,
+} from 'typeorm';
 import { UserRole } from '../common/reference/enums';
 
+/** Indexes and checks as migration CreateUsers makes them (UQ_users_email_lower: on the email property). */
 @Entity({ name: 'users' })
+@Index('IDX_users_tenant_id', ['tenant', 'id'])
+@Check('CHK_users_role', `"role" IN ('ROLE_PARTNER', 'ROLE_CLIENT', 'ROLE_BRANCH')`)
 export class User {
   @PrimaryGeneratedColumn({ type: 'integer', primaryKeyConstraintName: 'PK_users' })
   id: number;

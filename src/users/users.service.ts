@@ -4,10 +4,10 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { QueryFailedError, Repository } from 'typeorm';
 import { ValidationFailedException } from '../common/errors/validation-failed.exception';
 import { Conditions } from '../common/paging/conditions';
-import { NamedStatements } from '../common/paging/named-statements';
+import type { NamedStatements } from '../common/paging/named-statements';
 import { readPage } from '../common/paging/read-page';
 import { parseSort, totalOrder } from '../common/paging/sort';
-import { preparedQuery } from '../database/prepared-query';
+import { Postgres } from '../database/postgres';
 import { User } from './user.entity';
 import { CreateUserDto } from './dto/create-user.dto';
 import { FIXED_USER_FIELDS, UpdateUserDto } from './dto/update-user.dto';
@@ -30,14 +30,15 @@ const isUniqueViolation = (error: unknown) =>
 
 @Injectable()
 export class UsersService {
-  private readonly statements = new NamedStatements('users', (name, text, values) =>
-    preparedQuery(this.users.manager.connection, name, text, values),
-  );
+  private readonly statements: NamedStatements;
 
   constructor(
     @InjectRepository(User) private readonly users: Repository<User>,
     private readonly events: EventEmitter2,
-  ) {}
+    postgres: Postgres,
+  ) {
+    this.statements = postgres.namedStatements('users');
+  }
 
   async create(dto: CreateUserDto): Promise<User> {
     const user = this.users.create({

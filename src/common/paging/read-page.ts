@@ -26,7 +26,7 @@ export interface PagedSelect {
 const MAX_PAGE_READS = 3;
 
 export async function readPage<T>(
-  statements: NamedStatements,
+  statements: Pick<NamedStatements, 'query'>,
   select: PagedSelect,
   page: bigint,
   size: number,

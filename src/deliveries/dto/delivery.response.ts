@@ -3,7 +3,7 @@ import { halLinks, HalLink, HalLinks } from '../../common/hal/hal';
 import { DeliveryStatus, DeliveryTrigger, WebhookEvent } from '../../common/reference/enums';
 import { ApiDateTime } from '../../common/openapi/schemas';
 import { LicenceEventPayloadSchema, SUCCESS_EVENT_EXAMPLE } from '../../licence-events/licence-event.openapi';
-import type { DeliveryRecord } from '../deliveries.service';
+import type { DeliveryRecord } from '../delivery-history.repository';
 
 /** HAL links of a delivery record (documentation only). */
 @ApiSchema({ name: 'DeliveryLinks' })

@@ -1,10 +1,9 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { Conditions } from '../common/paging/conditions';
-import { NamedStatements } from '../common/paging/named-statements';
+import type { NamedStatements } from '../common/paging/named-statements';
 import { readPage } from '../common/paging/read-page';
 import { parseSort, SortOrder, totalOrder } from '../common/paging/sort';
-import { preparedQuery } from '../database/prepared-query';
+import { Postgres } from '../database/postgres';
 import { DeliveryStatus, DeliveryTrigger, WebhookEvent } from '../common/reference/enums';
 import { DELIVERY_SORT_FIELDS } from './dto/list-deliveries.query';
 import type { WebhookDelivery } from './webhook-delivery.entity';
@@ -65,14 +64,14 @@ const orderOf = (sort: string[] | undefined): SortOrder[] =>
 
 /** Read side of the delivery history of a subscription the caller has already been allowed to see. */
 @Injectable()
-export class DeliveriesService {
+export class DeliveryHistory {
   // Hand-written SQL as named prepared statements, as the subscription list: a history page is one
   // round trip, the count inside it, on a table far larger than the subscriptions'.
-  private readonly statements = new NamedStatements('deliveries', (name, text, values) =>
-    preparedQuery(this.dataSource, name, text, values),
-  );
+  private readonly statements: NamedStatements;
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(postgres: Postgres) {
+    this.statements = postgres.namedStatements('deliveries');
+  }
 
   /**
    * One page of a subscription's history, narrowed by `filters` when given, in `sort`'s order
