@@ -1,0 +1,71 @@
+import type { ExportResult } from '@opentelemetry/core';
+import type { ReadableSpan, SpanExporter, TimedEvent } from '@opentelemetry/sdk-trace-base';
+import { ATTR } from './tracer';
+
+/**
+ * Attributes a span may carry out of the service (contract section 12): method, route template and
+ * status of a request; system, database, operation and server of a statement; the service's own.
+ * An allow-list, not a deny-list: whatever an instrumentation adds in a later version (a URL with
+ * its query string, a header value, a client address, a statement's text or values) is dropped
+ * unless named here.
+ */
+const KEPT: ReadonlySet<string> = new Set([
+  // HTTP server spans (both the old and the stable semantic conventions)
+  'http.method',
+  'http.request.method',
+  'http.route',
+  'http.status_code',
+  'http.response.status_code',
+  'http.scheme',
+  'url.scheme',
+  'http.flavor',
+  'network.protocol.version',
+  // PostgreSQL statements: never the text (db.statement, db.query.text) nor values
+  'db.system',
+  'db.system.name',
+  'db.name',
+  'db.namespace',
+  'db.operation',
+  'db.operation.name',
+  'net.peer.name',
+  'net.peer.port',
+  'server.port',
+  ...Object.values(ATTR),
+]);
+
+/** An exception event keeps its type; its message and stack may quote a value or a statement. */
+function scrubbedEvent(event: TimedEvent): TimedEvent {
+  const type = event.attributes?.['exception.type'];
+  return { ...event, attributes: type === undefined ? {} : { 'exception.type': type } };
+}
+
+/** The span as exported: the kept attributes, events without messages, the status without one. */
+function scrubbed(span: ReadableSpan): ReadableSpan {
+  const attributes = Object.fromEntries(Object.entries(span.attributes).filter(([key]) => KEPT.has(key)));
+  // A view over the SDK's span (its methods and other fields through the prototype), not a copy.
+  return Object.create(span, {
+    attributes: { value: attributes },
+    events: { value: span.events.map(scrubbedEvent) },
+    status: { value: { code: span.status.code } },
+  }) as ReadableSpan;
+}
+
+/**
+ * Wraps the OTLP exporter: every span is scrubbed as its batch is exported, off the request path,
+ * whichever instrumentation made it.
+ */
+export class ScrubbingExporter implements SpanExporter {
+  constructor(private readonly exporter: SpanExporter) {}
+
+  export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
+    this.exporter.export(spans.map(scrubbed), done);
+  }
+
+  shutdown(): Promise<void> {
+    return this.exporter.shutdown();
+  }
+
+  forceFlush(): Promise<void> {
+    return this.exporter.forceFlush?.() ?? Promise.resolve();
+  }
+}
