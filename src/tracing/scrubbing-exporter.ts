@@ -1,3 +1,4 @@
+import { SpanKind } from '@opentelemetry/api';
 import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter, TimedEvent } from '@opentelemetry/sdk-trace-base';
 import { ATTR } from './tracer';
@@ -33,6 +34,9 @@ const KEPT: ReadonlySet<string> = new Set([
   ...Object.values(ATTR),
 ]);
 
+/** The database's address on a statement; on a request it is the Host header's value: dropped. */
+const KEPT_BUT_ON_REQUESTS: ReadonlySet<string> = new Set(['server.address']);
+
 /** An exception event keeps its type; its message and stack may quote a value or a statement. */
 function scrubbedEvent(event: TimedEvent): TimedEvent {
   const type = event.attributes?.['exception.type'];
@@ -41,7 +45,9 @@ function scrubbedEvent(event: TimedEvent): TimedEvent {
 
 /** The span as exported: the kept attributes, events without messages, the status without one. */
 function scrubbed(span: ReadableSpan): ReadableSpan {
-  const attributes = Object.fromEntries(Object.entries(span.attributes).filter(([key]) => KEPT.has(key)));
+  const request = span.kind === SpanKind.SERVER;
+  const kept = (key: string) => KEPT.has(key) || (!request && KEPT_BUT_ON_REQUESTS.has(key));
+  const attributes = Object.fromEntries(Object.entries(span.attributes).filter(([key]) => kept(key)));
   // A view over the SDK's span (its methods and other fields through the prototype), not a copy.
   return Object.create(span, {
     attributes: { value: attributes },

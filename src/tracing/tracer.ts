@@ -17,6 +17,6 @@ export const ATTR = {
   outcome: 'webhook.outcome',
   durationMs: 'webhook.duration_ms',
   httpStatus: 'http.response.status_code',
-  receiverHost: 'server.address',
+  receiverHost: 'webhook.receiver_host',
   errorType: 'error.type',
 } as const;
