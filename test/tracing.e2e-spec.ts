@@ -168,7 +168,9 @@ describe('Tracing (contract section 12)', () => {
       });
       for (const span of otlp.spans().filter((s) => s.kind === SERVER)) {
         expect(
-          Object.keys(span.attributes).filter((k) => /^url\.(full|path|query)|http\.url|target|agent|host|peer|client|address/.test(k)),
+          Object.keys(span.attributes).filter((k) =>
+            /^url\.(full|path|query)|http\.url|target|agent|host|peer|client|address/.test(k),
+          ),
         ).toEqual([]);
       }
     });
