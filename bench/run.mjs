@@ -122,6 +122,12 @@ async function startRun() {
     `mode ${mode}; starting the service (${databaseUrlGiven ? 'DATABASE_URL server, fresh database' : 'embedded PostgreSQL'})`,
   );
   ctx.service = await startService(serviceOptions(run, dataDir));
+  // For figures that start a second service alike (dispatch-traced).
+  Object.assign(ctx, {
+    tmp,
+    adminPassword: run.adminPassword,
+    serviceOptions: (dir) => serviceOptions(run, dir),
+  });
   run.stopMemory = trackMemory();
   ctx.memory.readyMb = round(memoryOf(ctx.service.pid)?.rssMb, 1);
   await connectPool(run, dataDir);
@@ -154,7 +160,15 @@ async function runFigures(tokens, jwtSecret) {
     () => apiFigures(tokens, jwtSecret),
   );
   await guarded(
-    ['dispatch', 'dispatch-signing', 'dispatch-paced', 'fan-out', 'sustained', 'backlog'].filter(want),
+    [
+      'dispatch',
+      'dispatch-signing',
+      'dispatch-paced',
+      'fan-out',
+      'dispatch-traced',
+      'sustained',
+      'backlog',
+    ].filter(want),
     dispatchTargets(),
     () => dispatchFigures(),
   );
