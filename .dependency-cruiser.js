@@ -147,7 +147,8 @@ module.exports = {
     },
     {
       name: 'opentelemetry-sdk-only-in-tracing-sdk',
-      comment: 'Spans are made through @opentelemetry/api (no-op without the SDK); the rest stays behind tracing-sdk.ts.',
+      comment:
+        'Spans are made through @opentelemetry/api (no-op without the SDK); the rest stays behind tracing-sdk.ts.',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/tracing/(tracing-sdk|scrubbing-exporter)\\.ts$' },
       to: { path: '@opentelemetry/(?!api/)' },
