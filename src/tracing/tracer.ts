@@ -1,4 +1,5 @@
-import { trace, type Tracer } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT, trace, type Tracer } from '@opentelemetry/api';
+import { tracingOn } from './tracing-state';
 
 /** The instrumentation scope of the service's own spans (publish, webhook.attempt). */
 const SCOPE = 'partner-integration-service';
@@ -20,3 +21,12 @@ export const ATTR = {
   receiverHost: 'webhook.receiver_host',
   errorType: 'error.type',
 } as const;
+
+/**
+ * Runs `work` outside the caller's trace: background work a request merely woke (the worker's claims,
+ * its deliveries and records) would otherwise inherit the request's context through every promise
+ * and timer it creates, and hang its statements on that one request's trace.
+ */
+export function outsideTraces<T>(work: () => T): T {
+  return tracingOn() ? context.with(ROOT_CONTEXT, work) : work();
+}
