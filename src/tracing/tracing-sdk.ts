@@ -36,7 +36,12 @@ export function startTracingSdk(settings: TracingSettings): StartedTracing {
       }),
       // Statements outside any traced work (the worker's claims and records, the listener) would
       // each be a trace of their own, several a second while idle: only those under a span count.
-      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),
+      // A pool checkout is not a statement: no `pg-pool.connect` spans (two per request).
+      new PgInstrumentation({
+        requireParentSpan: true,
+        enhancedDatabaseReporting: false,
+        ignoreConnectSpans: true,
+      }),
     ],
   });
   sdk.start();
