@@ -6,6 +6,7 @@ import { ScrubbingExporter } from './scrubbing-exporter';
 const span = {
   name: 'GET /webhooks/subscriptions/:id',
   kind: 1, // SpanKind.SERVER
+  instrumentationScope: { name: '@opentelemetry/instrumentation-http' },
   spanContext: () => ({ traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), traceFlags: 1 }),
   attributes: {
     'http.request.method': 'GET',
@@ -41,19 +42,27 @@ const span = {
   status: { code: 2, message: 'invalid input syntax: SECRET' },
 } as unknown as ReadableSpan;
 
-describe('ScrubbingExporter (contract section 12)', () => {
-  it('exports only the allowed attributes, no exception message, no status message', () => {
-    const exported: ReadableSpan[] = [];
-    const inner: SpanExporter = {
-      export: (spans: ReadableSpan[], done: (result: ExportResult) => void) => {
-        exported.push(...spans);
-        done({ code: 0 });
-      },
-      shutdown: () => Promise.resolve(),
-    };
-    new ScrubbingExporter(inner).export([span], () => undefined);
+function exportThrough(spans: ReadableSpan[]): ReadableSpan[] {
+  const exported: ReadableSpan[] = [];
+  const inner: SpanExporter = {
+    export: (batch: ReadableSpan[], done: (result: ExportResult) => void) => {
+      exported.push(...batch);
+      done({ code: 0 });
+    },
+    shutdown: () => Promise.resolve(),
+  };
+  new ScrubbingExporter(inner).export(spans, () => undefined);
+  return exported;
+}
 
-    const [out] = exported;
+describe('ScrubbingExporter (contract section 12)', () => {
+  it("passes the service's own spans (publish, webhook.attempt) as they are", () => {
+    const own = { ...span, instrumentationScope: { name: 'partner-integration-service' } } as ReadableSpan;
+    expect(exportThrough([own])[0]).toBe(own);
+  });
+
+  it('exports only the allowed attributes, no exception message, no status message', () => {
+    const [out] = exportThrough([span]);
     expect(out.attributes).toEqual({
       'http.request.method': 'GET',
       'http.route': '/webhooks/subscriptions/:id',
@@ -68,7 +77,7 @@ describe('ScrubbingExporter (contract section 12)', () => {
     expect(
       JSON.stringify({ ...out, attributes: out.attributes, events: out.events, status: out.status }),
     ).not.toContain('SECRET');
-    // A view over the span: its methods still answer, the span itself is untouched.
+    // A copy: its methods still answer, the span itself is untouched.
     expect(out.spanContext().spanId).toBe('b'.repeat(16));
     expect(span.attributes['url.query']).toBe('token=SECRET');
   });

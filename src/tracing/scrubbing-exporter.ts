@@ -1,7 +1,7 @@
 import { SpanKind } from '@opentelemetry/api';
 import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter, TimedEvent } from '@opentelemetry/sdk-trace-base';
-import { ATTR } from './tracer';
+import { ATTR, SCOPE } from './tracer';
 
 /**
  * Attributes a span may carry out of the service (contract section 12): method, route template and
@@ -43,18 +43,39 @@ function scrubbedEvent(event: TimedEvent): TimedEvent {
   return { ...event, attributes: type === undefined ? {} : { 'exception.type': type } };
 }
 
-/** The span as exported: the kept attributes, events without messages, the status without one. */
+/**
+ * The span as exported: the kept attributes, events without messages, the status without one. A
+ * plain object of the same shape every time: a view through a prototype (Object.create) made the
+ * serializer three times slower per span.
+ */
 function scrubbed(span: ReadableSpan): ReadableSpan {
   const request = span.kind === SpanKind.SERVER;
   const kept = (key: string) => KEPT.has(key) || (!request && KEPT_BUT_ON_REQUESTS.has(key));
-  const attributes = Object.fromEntries(Object.entries(span.attributes).filter(([key]) => kept(key)));
-  // A view over the SDK's span (its methods and other fields through the prototype), not a copy.
-  return Object.create(span, {
-    attributes: { value: attributes },
-    events: { value: span.events.map(scrubbedEvent) },
-    status: { value: { code: span.status.code } },
-  }) as ReadableSpan;
+  const context = span.spanContext();
+  return {
+    name: span.name,
+    kind: span.kind,
+    spanContext: () => context,
+    parentSpanContext: span.parentSpanContext,
+    startTime: span.startTime,
+    endTime: span.endTime,
+    status: { code: span.status.code },
+    attributes: Object.fromEntries(Object.entries(span.attributes).filter(([key]) => kept(key))),
+    links: span.links,
+    events: span.events.map(scrubbedEvent),
+    duration: span.duration,
+    ended: span.ended,
+    resource: span.resource,
+    instrumentationScope: span.instrumentationScope,
+    droppedAttributesCount: span.droppedAttributesCount,
+    droppedEventsCount: span.droppedEventsCount,
+    droppedLinksCount: span.droppedLinksCount,
+  };
 }
+
+/** The service's own spans (publish, webhook.attempt) carry only ATTR's names and no events: as they are. */
+const scrubbedUnlessOwn = (span: ReadableSpan): ReadableSpan =>
+  span.instrumentationScope.name === SCOPE ? span : scrubbed(span);
 
 /**
  * Wraps the OTLP exporter: every span is scrubbed as its batch is exported, off the request path,
@@ -64,7 +85,7 @@ export class ScrubbingExporter implements SpanExporter {
   constructor(private readonly exporter: SpanExporter) {}
 
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
-    this.exporter.export(spans.map(scrubbed), done);
+    this.exporter.export(spans.map(scrubbedUnlessOwn), done);
   }
 
   shutdown(): Promise<void> {

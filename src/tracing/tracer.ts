@@ -2,7 +2,7 @@ import { context, ROOT_CONTEXT, trace, type Tracer } from '@opentelemetry/api';
 import { tracingOn } from './tracing-state';
 
 /** The instrumentation scope of the service's own spans (publish, webhook.attempt). */
-const SCOPE = 'partner-integration-service';
+export const SCOPE = 'partner-integration-service';
 
 /** Only called with tracing on: the API alone (no SDK) answers a no-op tracer otherwise. */
 export const serviceTracer = (): Tracer => trace.getTracer(SCOPE);
