@@ -23,7 +23,7 @@ import { dispatchFigure } from './dispatch.mjs';
 import { fanOutFigure } from './fan-out.mjs';
 import { sustainedFigure } from './sustained.mjs';
 
-const FIGURES = [
+export const DISPATCH_FIGURES = [
   'dispatch',
   'dispatch-signing',
   'dispatch-paced',
@@ -68,7 +68,7 @@ async function burstFigures(targets, tableNote, basePid) {
 }
 
 export async function dispatchFigures() {
-  const figures = FIGURES.filter(want);
+  const figures = DISPATCH_FIGURES.filter(want);
   if (figures.length === 0) return;
   const targets = { ...dispatchTargets(), 'dispatch-traced': `traced ≥${DISPATCH_TRACED_TARGET}× untraced` };
   const reason = await dispatchAvailable();
