@@ -326,16 +326,23 @@ describe('Tracing (contract section 12)', () => {
     });
   });
 
-  it('exports in protobuf by default (OTLP/HTTP, application/x-protobuf)', async () => {
+  it('exports in protobuf by default, and what is buffered at shutdown (SIGTERM)', async () => {
     const otlp = await sink();
+    // A batch delay longer than the test: only the shutdown's flush can send the request's span.
     const { service } = await start({
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
-      OTEL_BSP_SCHEDULE_DELAY: '100',
+      OTEL_BSP_SCHEDULE_DELAY: '600000',
     });
     expect((await call(service, 'GET', '/health/live')).status).toBe(200);
-    const deadline = Date.now() + 15_000;
-    while (otlp.requests.length === 0 && Date.now() < deadline) await sleep(50);
-    expect(otlp.requests[0]).toMatchObject({ path: '/v1/traces', contentType: 'application/x-protobuf' });
+    await sleep(300);
+    expect(otlp.requests).toEqual([]);
+    const started = Date.now();
+    expect(await service.stop('SIGTERM')).toBe(0);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(otlp.requests).toEqual([
+      expect.objectContaining({ path: '/v1/traces', contentType: 'application/x-protobuf' }),
+    ]);
+    expect(otlp.requests[0].raw.toString('latin1')).toContain('GET /health/live');
   }, 120_000);
 
   it('without an endpoint: nothing is exported, no traceparent, no stored context', async () => {
