@@ -1,4 +1,4 @@
-/* global process, console */
+/* global process, console, Buffer */
 // A local OTLP/HTTP receiver that prints every span the service exports, one line each: no
 // collector to install. Run it, then start the service pointed at it with the JSON protocol:
 //   node scripts/print-traces.mjs [PORT]     (default 4318, OTLP/HTTP's port)
