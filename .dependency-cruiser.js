@@ -25,6 +25,9 @@
  *   health/         liveness and readiness
  *   docs/           the OpenAPI document and Swagger UI, assembled from app.module
  *   portal/         serves the built partner portal
+ *   tracing/        OpenTelemetry (contract section 12): register.ts starts the SDK before Nest when
+ *                   an OTLP endpoint is set; the publish and attempt spans the dispatcher makes;
+ *                   imports only config/ and common/
  *
  * Unit specs (*.spec.ts) are not cruised: tests may reach into what they test.
  */
@@ -141,6 +144,30 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/database/' },
       to: { path: '^node_modules/typeorm/driver/postgres/' },
+    },
+    {
+      name: 'tracing-only-config-and-common',
+      comment: 'Tracing starts before everything else (main.ts imports it first): it depends on no feature.',
+      severity: 'error',
+      from: { path: '^src/tracing/' },
+      to: { path: '^src/', pathNot: '^src/(tracing|config|common)/' },
+    },
+    {
+      name: 'tracing-sdk-only-when-on',
+      comment:
+        'The SDK loads only with an OTLP endpoint set: register.ts requires tracing-sdk.ts then (and it ' +
+        'its exporter wrapper); nothing else may import either, or the SDK would load with tracing off.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/tracing/(register|tracing-sdk)\\.ts$' },
+      to: { path: '^src/tracing/(tracing-sdk|scrubbing-exporter)\\.ts$' },
+    },
+    {
+      name: 'opentelemetry-sdk-only-in-tracing-sdk',
+      comment:
+        'Spans are made through @opentelemetry/api (no-op without the SDK); the rest stays behind tracing-sdk.ts.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/tracing/(tracing-sdk|scrubbing-exporter)\\.ts$' },
+      to: { path: '@opentelemetry/(?!api/)' },
     },
     {
       name: 'statements-stay-home',

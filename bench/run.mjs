@@ -12,7 +12,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { apiFigures } from './figures/api.mjs';
-import { dispatchFigures } from './figures/dispatch-group.mjs';
+import { DISPATCH_FIGURES, dispatchFigures } from './figures/dispatch-group.mjs';
 import { historyFigure, historyTarget } from './figures/history.mjs';
 import { memoryFigure } from './figures/memory.mjs';
 import { publishIdempotentFigure, publishIdempotentTarget } from './figures/publish-idempotent.mjs';
@@ -122,6 +122,12 @@ async function startRun() {
     `mode ${mode}; starting the service (${databaseUrlGiven ? 'DATABASE_URL server, fresh database' : 'embedded PostgreSQL'})`,
   );
   ctx.service = await startService(serviceOptions(run, dataDir));
+  // For figures that start a second service alike (dispatch-traced).
+  Object.assign(ctx, {
+    tmp,
+    adminPassword: run.adminPassword,
+    serviceOptions: (dir) => serviceOptions(run, dir),
+  });
   run.stopMemory = trackMemory();
   ctx.memory.readyMb = round(memoryOf(ctx.service.pid)?.rssMb, 1);
   await connectPool(run, dataDir);
@@ -153,11 +159,7 @@ async function runFigures(tokens, jwtSecret) {
     { 'api-read': apiTarget, 'api-me': apiTarget },
     () => apiFigures(tokens, jwtSecret),
   );
-  await guarded(
-    ['dispatch', 'dispatch-signing', 'dispatch-paced', 'fan-out', 'sustained', 'backlog'].filter(want),
-    dispatchTargets(),
-    () => dispatchFigures(),
-  );
+  await guarded(DISPATCH_FIGURES.filter(want), dispatchTargets(), () => dispatchFigures());
   if (want('history'))
     await guarded(
       ['history'],

@@ -23,6 +23,7 @@ import { DOCS_PATH, setupOpenApi } from './docs/openapi';
 import { DOCS_CSP } from './docs/swagger-ui';
 import { PORTAL_CSP, PORTAL_PATH } from './portal/portal.module';
 import type { AppConfig } from './config/configuration';
+import { tracingRouteHook } from './tracing/tracing-state';
 
 /** Spec, Limits: maximum request body 1 MB. */
 export const BODY_LIMIT_BYTES = 1_048_576;
@@ -180,6 +181,8 @@ export async function createApp(
   setupOpenApi(app, config.app.version);
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   applyWireConventions(fastify, logger);
+  const traceRoutes = tracingRouteHook();
+  if (traceRoutes) fastify.addHook('onRequest', traceRoutes);
   applySecurityHeaders(fastify, CONTENT_SECURITY_POLICIES);
   applyRequestLimits(fastify, {
     bodyLimitBytes: BODY_LIMIT_BYTES,

@@ -1,9 +1,12 @@
+// First: with an OTLP endpoint set, the OpenTelemetry SDK must patch http and pg before they load.
+import './tracing/register';
 import 'reflect-metadata';
 import { createApp, stopAcceptingRequests } from './app.factory';
 import { createRootLogger } from './common/logging/logger';
 import { ConfigError } from './config/environment';
 import { type AppConfig, loadConfig } from './config/configuration';
 import { resolveDatabase } from './database/database';
+import { stopTracing } from './tracing/tracing-state';
 
 /**
  * Past the grace period, what shutdown may take before the process exits regardless: it ends within
@@ -13,6 +16,8 @@ import { resolveDatabase } from './database/database';
 const SHUTDOWN_OVERRUN_MS = 3500;
 /** Of that, what the embedded database gets to stop when shutdown is cut short. */
 const FORCED_DATABASE_STOP_MS = 1000;
+/** What exporting the last buffered spans may take, alongside the database's stop (contract section 12). */
+const TRACES_FLUSH_MS = 1000;
 
 type App = Awaited<ReturnType<typeof createApp>>;
 type Database = Awaited<ReturnType<typeof resolveDatabase>>;
@@ -103,7 +108,7 @@ function shutdownOnce(
     try {
       stopAcceptingRequests(app);
       await app.close();
-      await database.stop();
+      await Promise.all([database.stop(), stopTracing(TRACES_FLUSH_MS)]);
       logger.info('shut down cleanly');
       process.exit(0);
     } catch (error) {

@@ -1,6 +1,6 @@
 /* global process */
 // The dispatch figures, run in turn beside one raw-client baseline process: dispatch,
-// dispatch-signing, dispatch-paced, fan-out, then sustained and backlog.
+// dispatch-signing, dispatch-paced, fan-out, dispatch-traced, then sustained and backlog.
 import { join } from 'node:path';
 import { DELIVERIES_TABLE } from '../lib/config.mjs';
 import {
@@ -18,11 +18,20 @@ import { seedReceiverTenant } from '../lib/setup.mjs';
 import { backlogFigure } from './backlog.mjs';
 import { dispatchPacedFigure } from './dispatch-paced.mjs';
 import { dispatchSigningFigure } from './dispatch-signing.mjs';
+import { DISPATCH_TRACED_TARGET, dispatchTracedFigure } from './dispatch-traced.mjs';
 import { dispatchFigure } from './dispatch.mjs';
 import { fanOutFigure } from './fan-out.mjs';
 import { sustainedFigure } from './sustained.mjs';
 
-const FIGURES = ['dispatch', 'dispatch-signing', 'dispatch-paced', 'fan-out', 'sustained', 'backlog'];
+export const DISPATCH_FIGURES = [
+  'dispatch',
+  'dispatch-signing',
+  'dispatch-paced',
+  'fan-out',
+  'dispatch-traced',
+  'sustained',
+  'backlog',
+];
 
 /** Without the records table, a note that the end time is the last receipt instead. */
 async function deliveriesTableNote() {
@@ -55,12 +64,13 @@ async function burstFigures(targets, tableNote, basePid) {
   });
   await run('dispatch-paced', () => dispatchPacedFigure(targets['dispatch-paced'], tableNote, basePid));
   await run('fan-out', () => fanOutFigure(targets['fan-out'], tableNote, basePid));
+  await run('dispatch-traced', () => dispatchTracedFigure());
 }
 
 export async function dispatchFigures() {
-  const figures = FIGURES.filter(want);
+  const figures = DISPATCH_FIGURES.filter(want);
   if (figures.length === 0) return;
-  const targets = dispatchTargets();
+  const targets = { ...dispatchTargets(), 'dispatch-traced': `traced ≥${DISPATCH_TRACED_TARGET}× untraced` };
   const reason = await dispatchAvailable();
   if (reason) {
     for (const f of figures) unavailable(f, reason, targets[f]);

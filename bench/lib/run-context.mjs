@@ -21,6 +21,7 @@ export const ALL_FIGURES = [
   'fan-out',
   'sustained',
   'backlog',
+  'dispatch-traced',
   'history',
   'publish-idempotent',
   'memory',

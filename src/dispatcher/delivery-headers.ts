@@ -23,6 +23,8 @@ export function deliveryHeaders(
     'webhook-id': request.webhookId,
     'webhook-timestamp': String(timestamp),
   };
+  // No custom header can replace it: `traceparent` is among the names the service sets itself.
+  if (request.traceparent !== undefined) headers.traceparent = request.traceparent;
   if (request.signingKeys.length > 0) {
     headers['webhook-signature'] = webhookSignature(
       request.webhookId,

@@ -24,4 +24,9 @@ export interface DeliveryRequest {
    * `webhook-signature` (a row from before signing).
    */
   signingKeys: string[];
+  /**
+   * W3C `traceparent` of the attempt's span (contract section 12), when its event was traced: the
+   * receiver's own spans join the trace. Not signed (Standard Webhooks signs id, timestamp and body).
+   */
+  traceparent?: string;
 }

@@ -30,8 +30,10 @@ const ENQUEUE_ONCE_SQL = `
     FOR KEY SHARE OF s
   ), event AS (
     INSERT INTO webhook_events
-      (event_type, tenant, occurred_at, payload, idempotency_key, body_sha256, matched_subscriptions)
-    SELECT $1::varchar, $2::varchar, $3::timestamptz, $4::json, $5::varchar, $6::bytea, count(*)::int
+      (event_type, tenant, occurred_at, payload, idempotency_key, body_sha256, matched_subscriptions,
+        trace_context)
+    SELECT $1::varchar, $2::varchar, $3::timestamptz, $4::json, $5::varchar, $6::bytea, count(*)::int,
+      $7::varchar
     FROM matching
     ON CONFLICT (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
     RETURNING id, occurred_at, matched_subscriptions
@@ -54,11 +56,19 @@ const ENQUEUE_ONCE_SQL = `
  */
 export async function enqueueOnce(
   db: Queryable,
-  event: { eventType: string; tenant: string; timestamp: string; payload: string },
+  event: {
+    eventType: string;
+    tenant: string;
+    timestamp: string;
+    payload: string;
+    /** The publish span's `traceparent` (contract section 12), or null. */
+    traceContext: string | null;
+  },
   key: string,
   bodySha256: Buffer,
 ): Promise<KeyedEvent | undefined> {
-  const params = [event.eventType, event.tenant, event.timestamp, event.payload, key, bodySha256];
+  const { eventType, tenant, timestamp, payload, traceContext } = event;
+  const params = [eventType, tenant, timestamp, payload, key, bodySha256, traceContext];
   const [row] = (await db.query(ENQUEUE_ONCE_SQL, params)) as KeyedEvent[];
   return row;
 }

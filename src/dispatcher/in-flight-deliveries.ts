@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { MetricsService } from '../metrics/metrics.service';
+import { startAttemptSpan } from '../tracing/attempt-span';
 import type { AdmissionPolicy } from './admission-policy';
 import type { CompletionWriter } from './completion-writer';
 import type { ClaimedJob } from './webhook-jobs.repository';
@@ -39,7 +40,10 @@ export class InFlightDeliveries {
   start(job: ClaimedJob, done: () => void): void {
     let answered: boolean | undefined;
     const run = async () => {
-      const result = await this.sender.send(job);
+      // Undefined, and nothing made, unless the event's publish was traced and sampled.
+      const span = startAttemptSpan(job);
+      const result = await this.sender.send(job, span?.traceparent);
+      span?.end(result);
       // Interrupted by shutdown before any answer: no record; released at shutdown for another attempt.
       if ('interrupted' in result) return;
       answered = result.httpStatusCode !== null;

@@ -30,6 +30,8 @@ export interface ClaimedJob {
   publishedAt: Date;
   /** What made this attempt (contract section 9). */
   trigger: DeliveryTrigger;
+  /** The event's publish span (`traceparent`) when it was traced and sampled (contract section 12). */
+  traceContext: string | null;
 }
 
 export interface ClaimRequest {
@@ -111,7 +113,7 @@ const CLAIM_SQL = `
     s.signing_secret_encrypted AS "signingSecretEncrypted",
     CASE WHEN s.previous_signing_secret_until > now() THEN s.previous_signing_secret_encrypted END
       AS "previousSigningSecretEncrypted",
-    c.trigger, (SELECT count(*) FROM candidates)::int AS candidates
+    c.trigger, e.trace_context AS "traceContext", (SELECT count(*) FROM candidates)::int AS candidates
   FROM claimed c
   JOIN webhook_events e ON e.id = c.event_id
   JOIN subscriptions s ON s.id = c.subscription_id

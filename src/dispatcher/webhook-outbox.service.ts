@@ -7,6 +7,7 @@ import { deleteExpiredEvents } from './event-retention.statement';
 import { licenceEventBody } from '../licence-events/licence-event-body';
 import type { LicenceEvent, PublishReceipt } from '../licence-events/licence-events';
 import { sampleEvent } from '../licence-events/sample-event';
+import { tracePublish } from '../tracing/publish-span';
 import { checkedIdempotencyKey, IdempotencyKeyReusedException } from './idempotency-key';
 import { enqueueOnce, KeyedEvent } from './idempotent-enqueue.statement';
 
@@ -59,8 +60,8 @@ const bodySha256 = (body: EventBody): Buffer =>
  */
 const ENQUEUE_SQL = `
   WITH event AS (
-    INSERT INTO webhook_events (event_type, tenant, occurred_at, payload)
-    VALUES ($1, $2, $3, $4::json)
+    INSERT INTO webhook_events (event_type, tenant, occurred_at, payload, trace_context)
+    VALUES ($1, $2, $3, $4::json, $5)
     RETURNING id
   ), jobs AS (
     INSERT INTO webhook_jobs (event_id, subscription_id)
@@ -108,8 +109,8 @@ const ENQUEUE_AGAIN_SQL = `
  */
 const ENQUEUE_TEST_SQL = `
   WITH event AS (
-    INSERT INTO webhook_events (event_type, tenant, occurred_at, payload)
-    VALUES ($2, $3, $4, $5::json)
+    INSERT INTO webhook_events (event_type, tenant, occurred_at, payload, trace_context)
+    VALUES ($2, $3, $4, $5::json, $6)
     RETURNING id
   ), job AS (
     INSERT INTO webhook_jobs (event_id, subscription_id, trigger)
@@ -139,16 +140,31 @@ export class WebhookOutbox {
    * commit (NOTIFY). Without, they are committed when the promise resolves. With an idempotency
    * key, see EnqueueOptions; a key taken by a transaction still open waits for it to end.
    */
-  async enqueue(
+  enqueue(
     event: LicenceEvent,
     transaction?: TransactionHandle,
     { idempotencyKey }: EnqueueOptions = {},
   ): Promise<PublishReceipt> {
+    // The publish span (contract section 12): its context is stored with the event.
+    return tracePublish(
+      publishAttributes(event.eventType, event.tenant, DeliveryTrigger.EVENT),
+      (traceContext) => this.enqueueTraced(event, transaction, idempotencyKey, traceContext),
+      (receipt) =>
+        receipt.replayed ? undefined : { eventId: receipt.eventId, matched: receipt.matchedSubscriptions },
+    );
+  }
+
+  private async enqueueTraced(
+    event: LicenceEvent,
+    transaction: TransactionHandle | undefined,
+    idempotencyKey: string | undefined,
+    traceContext: string | null,
+  ): Promise<PublishReceipt> {
     const body = licenceEventBody(event);
     if (idempotencyKey !== undefined)
-      return this.enqueueOnce(body, transaction ?? this.dataSource, idempotencyKey);
+      return this.enqueueOnce(body, transaction ?? this.dataSource, idempotencyKey, traceContext);
     const timestamp = event.timestamp.toISOString();
-    const params = [event.eventType, event.tenant, timestamp, JSON.stringify(body)];
+    const params = [event.eventType, event.tenant, timestamp, JSON.stringify(body), traceContext];
     const rows = (await (transaction ?? this.dataSource).query(ENQUEUE_SQL, params)) as Array<{
       eventId: string;
       matched: number;
@@ -166,10 +182,11 @@ export class WebhookOutbox {
     body: EventBody,
     db: TransactionHandle | DataSource,
     idempotencyKey: string,
+    traceContext: string | null,
   ): Promise<PublishReceipt> {
     const key = checkedIdempotencyKey(idempotencyKey, 'idempotencyKey');
     const hash = bodySha256(body);
-    const event = { ...body, payload: JSON.stringify(body) };
+    const event = { ...body, payload: JSON.stringify(body), traceContext };
     for (let attempt = 1; attempt <= KEYED_ATTEMPTS; attempt++) {
       const keyed = await enqueueOnce(db, event, key, hash);
       if (keyed) return receiptOf(body, keyed, key);
@@ -199,21 +216,35 @@ export class WebhookOutbox {
    * only (trigger TEST); committed when the promise resolves. Returns its id, or undefined when the
    * subscription is gone (or moved to another tenant) meanwhile.
    */
-  async enqueueTest(
+  enqueueTest(
     subscription: { id: number; tenant: string },
     eventType: WebhookEvent,
   ): Promise<number | undefined> {
     const event = sampleEvent(eventType, subscription.tenant);
-    const body = JSON.stringify(licenceEventBody(event));
-    const params = [subscription.id, event.eventType, event.tenant, event.timestamp.toISOString(), body];
-    const [row] = (await this.dataSource.query(ENQUEUE_TEST_SQL, params)) as Array<{
-      eventId: string;
-      matched: number;
-    }>;
-    // Nothing will send it: the event row stays unreferenced until retention takes it.
-    return row.matched === 1 ? Number(row.eventId) : undefined;
+    return tracePublish(
+      publishAttributes(eventType, subscription.tenant, DeliveryTrigger.TEST),
+      async (traceContext) => {
+        const body = JSON.stringify(licenceEventBody(event));
+        const timestamp = event.timestamp.toISOString();
+        const params = [subscription.id, event.eventType, event.tenant, timestamp, body, traceContext];
+        const [row] = (await this.dataSource.query(ENQUEUE_TEST_SQL, params)) as Array<{
+          eventId: string;
+          matched: number;
+        }>;
+        // Nothing will send it: the event row stays unreferenced until retention takes it.
+        return row.matched === 1 ? Number(row.eventId) : undefined;
+      },
+      (eventId) => (eventId === undefined ? undefined : { eventId, matched: 1 }),
+    );
   }
 }
+
+/** What the publish span says of an event before it is written. */
+const publishAttributes = (eventType: string, tenant: string, trigger: DeliveryTrigger) => ({
+  'webhook.event_type': eventType,
+  'webhook.tenant': tenant,
+  'webhook.trigger': trigger,
+});
 
 /** The receipt the key's first publication answered; a 409 when the key holds another event. */
 function receiptOf(body: EventBody, keyed: KeyedEvent, key: string): PublishReceipt {

@@ -126,11 +126,12 @@ export class WebhookSender implements OnModuleInit {
     }, RESTART_DELAY_MS);
   }
 
-  /** One attempt; never rejects. */
-  send(job: DeliveryJob): Promise<DeliveryOutcome | DeliveryInterrupted> {
+  /** One attempt, with the `traceparent` header of its span if traced; never rejects. */
+  send(job: DeliveryJob, traceparent?: string): Promise<DeliveryOutcome | DeliveryInterrupted> {
     if (this.closing) return Promise.resolve({ interrupted: true });
     const request = this.jobs.open(job);
     if ('status' in request) return Promise.resolve(request); // FAILED: a secret is unreadable
+    if (traceparent !== undefined) request.traceparent = traceparent;
     const id = this.nextId++;
     this.unsent.push({ id, request });
     if (!this.postScheduled) {

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/configuration';
+import { outsideTraces } from '../tracing/tracer';
 import { MetricsService } from '../metrics/metrics.service';
 import { AdmissionPolicy, skipsSomeOwner } from './admission-policy';
 import { ClaimSchedule } from './claim-schedule';
@@ -116,7 +117,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.schedule.requestClaim();
     if (this.state !== 'WAITING') return;
     this.enter('CLAIMING', ['WAITING']);
-    this.claiming = this.claimLoop().finally(() => {
+    // Often woken by a publish: the claims and deliveries are not part of its trace.
+    this.claiming = outsideTraces(() => this.claimLoop()).finally(() => {
       this.claiming = undefined;
       if (this.state === 'CLAIMING') this.enter('WAITING', ['CLAIMING']);
       if (this.schedule.claimsAgain()) this.claimSoon();

@@ -48,6 +48,10 @@ export class WebhookEventRecord {
   @Column({ name: 'matched_subscriptions', type: 'int', nullable: true })
   matchedSubscriptions: number | null;
 
+  /** The publish span's W3C `traceparent` when traced and sampled (contract section 12). */
+  @Column({ name: 'trace_context', type: 'varchar', length: 55, nullable: true })
+  traceContext: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 }
