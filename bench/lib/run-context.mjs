@@ -18,6 +18,7 @@ export const ALL_FIGURES = [
   'dispatch',
   'dispatch-signing',
   'dispatch-paced',
+  'dispatch-paced-1000',
   'fan-out',
   'sustained',
   'backlog',
