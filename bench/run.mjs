@@ -121,7 +121,8 @@ async function startRun() {
   log(
     `mode ${mode}; starting the service (${databaseUrlGiven ? 'DATABASE_URL server, fresh database' : 'embedded PostgreSQL'})`,
   );
-  ctx.service = await startService(serviceOptions(run, dataDir));
+  ctx.serviceOptions = serviceOptions(run, dataDir); // figure two-instances starts one more like it
+  ctx.service = await startService(ctx.serviceOptions);
   run.stopMemory = trackMemory();
   ctx.memory.readyMb = round(memoryOf(ctx.service.pid)?.rssMb, 1);
   await connectPool(run, dataDir);
@@ -160,6 +161,7 @@ async function runFigures(tokens, jwtSecret) {
       'dispatch-paced',
       'dispatch-paced-1000',
       'fan-out',
+      'two-instances',
       'sustained',
       'backlog',
     ].filter(want),

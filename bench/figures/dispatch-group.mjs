@@ -22,6 +22,7 @@ import { dispatchSigningFigure } from './dispatch-signing.mjs';
 import { dispatchFigure } from './dispatch.mjs';
 import { fanOutFigure } from './fan-out.mjs';
 import { sustainedFigure } from './sustained.mjs';
+import { twoInstancesFigure } from './two-instances.mjs';
 
 const FIGURES = [
   'dispatch',
@@ -29,13 +30,21 @@ const FIGURES = [
   'dispatch-paced',
   'dispatch-paced-1000',
   'fan-out',
+  'two-instances',
   'sustained',
   'backlog',
 ];
 
-/** dispatch-paced-1000 is left out of --quick (it would take a tenth of its budget) unless named. */
+const named = (name) => args.only?.split(',').includes(name) ?? false;
+/**
+ * dispatch-paced-1000 is left out of --quick (it would take a tenth of its budget) unless named;
+ * two-instances (a second service process: the capacity model's check) runs only when named.
+ */
 const wanted = (name) =>
-  want(name) && (name !== 'dispatch-paced-1000' || mode !== 'quick' || args.only?.split(',').includes(name));
+  want(name) &&
+  (name === 'dispatch-paced-1000'
+    ? mode !== 'quick' || named(name)
+    : name !== 'two-instances' || named(name));
 
 /** Without the records table, a note that the end time is the last receipt instead. */
 async function deliveriesTableNote() {
@@ -71,6 +80,7 @@ async function burstFigures(targets, tableNote, basePid) {
     dispatchPaced1000Figure(targets['dispatch-paced-1000'], tableNote, basePid),
   );
   await run('fan-out', () => fanOutFigure(targets['fan-out'], tableNote, basePid));
+  await run('two-instances', () => twoInstancesFigure(targets['two-instances']));
 }
 
 export async function dispatchFigures() {

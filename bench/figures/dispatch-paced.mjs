@@ -3,9 +3,35 @@
 import { TARGETS } from '../lib/config.mjs';
 import { codesFor, runBaselineDispatch, runServiceDispatch } from '../lib/dispatch.mjs';
 import { withCpu } from '../lib/measure.mjs';
-import { round } from '../lib/report.mjs';
+import { latencySummary, round } from '../lib/report.mjs';
 import { ctx, log, size } from '../lib/run-context.mjs';
 import { seedReceiverTenant } from '../lib/setup.mjs';
+
+/**
+ * Where the time of the service's deliveries went, from the clocks of one machine: the publish
+ * call's start (bench) to its transaction's start (the event's `created_at`), then to the attempt's
+ * start on the delivery thread (the record's `sent_at`: the commit, NOTIFY, claim, hand-over and
+ * the thread's queue); what the receiver saw beyond that is the POST itself.
+ */
+async function attemptStages(service, range) {
+  if (!ctx.deliveriesTable) return undefined;
+  const { rows } = await ctx.pool.query(
+    `SELECT e.payload->'licence'->>'code' AS code,
+            extract(epoch FROM e.created_at)::float8 * 1000 AS "eventAt",
+            extract(epoch FROM d.sent_at)::float8 * 1000 AS "sentAt"
+       FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+      WHERE d.id > $1 AND d.subscription_id BETWEEN $2 AND $3`,
+    [service.afterId, range.min, range.max],
+  );
+  const from = (row) => service.publishedAt[row.code];
+  const known = rows.filter((row) => from(row) !== undefined);
+  const byEvent = new Map(known.map((row) => [row.code, row.eventAt - from(row)]));
+  return {
+    toTransaction: latencySummary([...byEvent.values()]),
+    transactionToAttempt: latencySummary(known.map((row) => row.sentAt - row.eventAt)),
+    toAttempt: latencySummary(known.map((row) => row.sentAt - from(row))),
+  };
+}
 
 /**
  * One paced stream, `ratePerS` deliveries a second of `perEvent` subscriptions each for
@@ -26,6 +52,7 @@ export async function measurePaced({ name, tenant, perEvent, ratePerS, durationS
     () => runServiceDispatch(range, codesFor(prefix, n), { paceMs }),
     (r) => r.expected,
   );
+  service.stages = await attemptStages(service, range);
   ctx.baselinePid = basePid;
   await runBaselineDispatch('axios', range, codesFor(`${prefix}WARM-axios`, warmEvents), { paceMs });
   const axios = await withCpu(
@@ -48,6 +75,13 @@ export function pacedRecord({ figure, target, pass, notes }, { service, axios, n
   if (service.done.timedOut)
     allNotes.push(`timed out: ${service.done.received} of ${service.expected} received`);
   if (service.done.failed) allNotes.push(`${service.done.failed} deliveries FAILED`);
+  const stages = service.stages;
+  if (stages)
+    allNotes.push(
+      `stages p50 / p99 (ms): publish start → its transaction ${stages.toTransaction.p50} / ${stages.toTransaction.p99}, ` +
+        `→ the attempt's start ${stages.transactionToAttempt.p50} / ${stages.transactionToAttempt.p99}; ` +
+        `publish start → attempt start ${stages.toAttempt.p50} / ${stages.toAttempt.p99}, → receipt ${p50} / ${p99}`,
+    );
   return {
     figure,
     unit: 'ms',
@@ -63,6 +97,7 @@ export function pacedRecord({ figure, target, pass, notes }, { service, axios, n
     subscriptionsPerEvent: opts.perEvent,
     latency: service.latency,
     publishAck: service.publishAck,
+    stages,
     cpuMsPerDelivery: {
       service: service.cpu.msPerUnit.service,
       postgres: service.cpu.msPerUnit.postgres,

@@ -20,6 +20,7 @@ export const ALL_FIGURES = [
   'dispatch-paced',
   'dispatch-paced-1000',
   'fan-out',
+  'two-instances',
   'sustained',
   'backlog',
   'history',
