@@ -83,17 +83,16 @@ function undiciSender(concurrency) {
 // connections open for the measured run, as the service's agent does.
 const senders = {};
 
-async function run({ client, concurrency, urls, events, paceMs }) {
-  senders[client] ??= client === 'undici' ? undiciSender(concurrency) : axiosSender();
-  const sender = senders[client];
+/**
+ * The posts of one run: every released event goes to every url, taken by `concurrency` workers in
+ * order; the release time of each event and the outcomes are counted here.
+ */
+function postQueue(sender, urls, eventCount) {
   const queue = [];
   let head = 0;
   let waiting = [];
   let released = 0;
-  const releases = {};
-  let ok = 0;
-  let failed = 0;
-  let firstError = null;
+  const tally = { ok: 0, failed: 0, firstError: null, releases: {} };
 
   const wake = () => {
     const w = waiting;
@@ -101,51 +100,57 @@ async function run({ client, concurrency, urls, events, paceMs }) {
     for (const resolve of w) resolve();
   };
   const release = (event) => {
-    releases[event.code] = now();
+    tally.releases[event.code] = now();
     for (const url of urls) queue.push([url, event.body]);
     released++;
     wake();
   };
-
+  const postOne = async (url, body) => {
+    try {
+      const status = await sender.send(url, body);
+      if (status >= 200 && status < 300) tally.ok++;
+      else {
+        tally.failed++;
+        tally.firstError ??= `HTTP ${status}`;
+      }
+    } catch (error) {
+      tally.failed++;
+      tally.firstError ??= String(error?.message ?? error);
+    }
+  };
   const worker = async () => {
     for (;;) {
       if (head < queue.length) {
         const [url, body] = queue[head];
         queue[head++] = undefined;
-        try {
-          const status = await sender.send(url, body);
-          if (status >= 200 && status < 300) ok++;
-          else {
-            failed++;
-            firstError ??= `HTTP ${status}`;
-          }
-        } catch (error) {
-          failed++;
-          firstError ??= String(error?.message ?? error);
-        }
+        await postOne(url, body);
         continue;
       }
-      if (released === events.length) return;
+      if (released === eventCount) return;
       await new Promise((resolve) => waiting.push(resolve));
     }
   };
+  return { release, wake, worker, tally };
+}
 
+async function run({ client, concurrency, urls, events, paceMs }) {
+  senders[client] ??= client === 'undici' ? undiciSender(concurrency) : axiosSender();
+  const posts = postQueue(senders[client], urls, events.length);
   const start = now();
-  const workers = Array.from({ length: concurrency }, worker);
+  const workers = Array.from({ length: concurrency }, posts.worker);
   if (paceMs) {
     for (let k = 0; k < events.length; k++) {
-      const due = start + k * paceMs;
-      const wait = due - now();
+      const wait = start + k * paceMs - now();
       if (wait > 1) await sleep(wait);
-      release(events[k]);
+      posts.release(events[k]);
     }
   } else {
-    for (const event of events) release(event);
+    for (const event of events) posts.release(event);
   }
-  wake();
+  posts.wake();
   await Promise.all(workers);
   const end = now();
-  return { start, end, ok, failed, firstError, releases };
+  return { start, end, ...posts.tally };
 }
 
 serveIpc({ run });

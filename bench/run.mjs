@@ -12,7 +12,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { apiFigures } from './figures/api.mjs';
-import { DISPATCH_FIGURES, dispatchFigures } from './figures/dispatch-group.mjs';
+import { DISPATCH_FIGURES, dispatchFigures, wantedDispatchFigure } from './figures/dispatch-group.mjs';
 import { historyFigure, historyTarget } from './figures/history.mjs';
 import { memoryFigure } from './figures/memory.mjs';
 import { publishIdempotentFigure, publishIdempotentTarget } from './figures/publish-idempotent.mjs';
@@ -122,7 +122,7 @@ async function startRun() {
     `mode ${mode}; starting the service (${databaseUrlGiven ? 'DATABASE_URL server, fresh database' : 'embedded PostgreSQL'})`,
   );
   ctx.service = await startService(serviceOptions(run, dataDir));
-  // For figures that start a second service alike (dispatch-traced).
+  // For figures that start a second service alike (dispatch-traced, two-instances).
   Object.assign(ctx, {
     tmp,
     adminPassword: run.adminPassword,
@@ -159,7 +159,7 @@ async function runFigures(tokens, jwtSecret) {
     { 'api-read': apiTarget, 'api-me': apiTarget },
     () => apiFigures(tokens, jwtSecret),
   );
-  await guarded(DISPATCH_FIGURES.filter(want), dispatchTargets(), () => dispatchFigures());
+  await guarded(DISPATCH_FIGURES.filter(wantedDispatchFigure), dispatchTargets(), () => dispatchFigures());
   if (want('history'))
     await guarded(
       ['history'],

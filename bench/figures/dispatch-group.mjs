@@ -1,6 +1,7 @@
 /* global process */
 // The dispatch figures, run in turn beside one raw-client baseline process: dispatch,
-// dispatch-signing, dispatch-paced, fan-out, dispatch-traced, then sustained and backlog.
+// dispatch-signing, dispatch-paced, dispatch-paced-1000, fan-out, dispatch-traced, two-instances,
+// then sustained and backlog.
 import { join } from 'node:path';
 import { DELIVERIES_TABLE } from '../lib/config.mjs';
 import {
@@ -13,25 +14,40 @@ import {
 import { withCpu } from '../lib/measure.mjs';
 import { forkTracked, stopChild, waitForMessage } from '../lib/processes.mjs';
 import { round } from '../lib/report.mjs';
-import { benchDir, ctx, guarded, log, size, unavailable, want } from '../lib/run-context.mjs';
+import { args, benchDir, ctx, guarded, log, mode, size, unavailable, want } from '../lib/run-context.mjs';
 import { seedReceiverTenant } from '../lib/setup.mjs';
 import { backlogFigure } from './backlog.mjs';
+import { dispatchPaced1000Figure } from './dispatch-paced-1000.mjs';
 import { dispatchPacedFigure } from './dispatch-paced.mjs';
 import { dispatchSigningFigure } from './dispatch-signing.mjs';
 import { DISPATCH_TRACED_TARGET, dispatchTracedFigure } from './dispatch-traced.mjs';
 import { dispatchFigure } from './dispatch.mjs';
 import { fanOutFigure } from './fan-out.mjs';
 import { sustainedFigure } from './sustained.mjs';
+import { twoInstancesFigure } from './two-instances.mjs';
 
 export const DISPATCH_FIGURES = [
   'dispatch',
   'dispatch-signing',
   'dispatch-paced',
+  'dispatch-paced-1000',
   'fan-out',
   'dispatch-traced',
+  'two-instances',
   'sustained',
   'backlog',
 ];
+
+const named = (name) => args.only?.split(',').includes(name) ?? false;
+/**
+ * dispatch-paced-1000 is left out of --quick (it would take a tenth of its budget) unless named;
+ * two-instances (a second service process: the capacity model's check) runs only when named.
+ */
+export const wantedDispatchFigure = (name) =>
+  want(name) &&
+  (name === 'dispatch-paced-1000'
+    ? mode !== 'quick' || named(name)
+    : name !== 'two-instances' || named(name));
 
 /** Without the records table, a note that the end time is the last receipt instead. */
 async function deliveriesTableNote() {
@@ -56,19 +72,23 @@ const signingHelpers = {
 
 /** The figures that share the raw-client baseline process, each guarded on its own. */
 async function burstFigures(targets, tableNote, basePid) {
-  const run = (name, fn) => (want(name) ? guarded([name], targets, fn) : undefined);
+  const run = (name, fn) => (wantedDispatchFigure(name) ? guarded([name], targets, fn) : undefined);
   await run('dispatch', () => dispatchFigure(targets.dispatch, tableNote, basePid));
   await run('dispatch-signing', async () => {
     ctx.phase = 'dispatch-signing';
     await dispatchSigningFigure(signingHelpers);
   });
   await run('dispatch-paced', () => dispatchPacedFigure(targets['dispatch-paced'], tableNote, basePid));
+  await run('dispatch-paced-1000', () =>
+    dispatchPaced1000Figure(targets['dispatch-paced-1000'], tableNote, basePid),
+  );
   await run('fan-out', () => fanOutFigure(targets['fan-out'], tableNote, basePid));
   await run('dispatch-traced', () => dispatchTracedFigure());
+  await run('two-instances', () => twoInstancesFigure(targets['two-instances']));
 }
 
 export async function dispatchFigures() {
-  const figures = DISPATCH_FIGURES.filter(want);
+  const figures = DISPATCH_FIGURES.filter(wantedDispatchFigure);
   if (figures.length === 0) return;
   const targets = { ...dispatchTargets(), 'dispatch-traced': `traced ≥${DISPATCH_TRACED_TARGET}× untraced` };
   const reason = await dispatchAvailable();

@@ -2,9 +2,9 @@
 // undici clients delivering the same, in rounds; the median round by ratio counts.
 import { TARGETS } from '../lib/config.mjs';
 import { codesFor, median, runBaselineDispatch, runServiceDispatch } from '../lib/dispatch.mjs';
-import { withCpu } from '../lib/measure.mjs';
+import { warmUpLoad, withCpu } from '../lib/measure.mjs';
 import { round } from '../lib/report.mjs';
-import { ctx, log, size } from '../lib/run-context.mjs';
+import { ctx, EVENT_TYPE, licence, log, size } from '../lib/run-context.mjs';
 import { seedReceiverTenant } from '../lib/setup.mjs';
 
 const CLIENTS = ['axios', 'undici'];
@@ -121,18 +121,41 @@ function dispatchRecord(rounds, range, target, notes) {
   };
 }
 
+/**
+ * What a full run does before this figure, done here too, so that `--only dispatch` means the same:
+ * in a full run the API figures first load the service for about a minute (V8's optimised code of
+ * the HTTP pipeline and the pg driver, the heap grown to its working size, every pool connection
+ * open, PostgreSQL's backends with their caches). Here: `warmupApiS` of publishes to a tenant
+ * without subscriptions (the same pipeline, pool and backends), then each side gets the same
+ * `dispatchWarmBursts` bursts (the delivery thread's and raw axios' code, connections, heap growth).
+ */
+async function warmUp(range, basePid) {
+  await warmUpLoad(
+    ctx.service.base,
+    {
+      method: 'POST',
+      path: '/admin/licence-events',
+      token: ctx.adminToken,
+      body: { eventType: EVENT_TYPE, tenant: 'bench-nobody', licence: licence('BENCH-WARM-API') },
+    },
+    size.warmupApiS,
+  );
+  const warm = size.dispatchWarmEvents;
+  for (let k = 1; k <= size.dispatchWarmBursts; k++) {
+    await runServiceDispatch(range, codesFor(`WARM${k}`, warm));
+    ctx.baselinePid = basePid;
+    for (const client of CLIENTS)
+      await runBaselineDispatch(client, range, codesFor(`WARM${k}-${client}`, warm));
+    ctx.baselinePid = undefined;
+  }
+}
+
 export async function dispatchFigure(target, tableNote, basePid) {
   ctx.phase = 'dispatch';
   const E = size.dispatchEvents;
   const range = await seedReceiverTenant('bench-dispatch', size.dispatchSubscriptions);
   log(`dispatch: ${E} events × ${range.count} subscriptions = ${E * range.count} deliveries`);
-  // The same warm-up burst for each side: connections, JIT, heap growth. (With one event of
-  // warm-up the service's first burst ran at about 0.7 of its later ones.)
-  const warm = size.dispatchWarmEvents;
-  await runServiceDispatch(range, codesFor('WARM', warm));
-  ctx.baselinePid = basePid;
-  for (const client of CLIENTS) await runBaselineDispatch(client, range, codesFor(`WARM-${client}`, warm));
-  ctx.baselinePid = undefined;
+  await warmUp(range, basePid);
   // Rounds of service, axios, undici: a burst lasts seconds, and what else the shared machine
   // runs drifts over that time; alternating and taking the median round keeps one unlucky
   // burst from making the figure.

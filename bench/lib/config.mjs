@@ -20,9 +20,17 @@ export const SIZES = {
     dispatchRounds: 5,
     /** Events of the warm-up burst each side gets first (JIT, heap growth, connections). */
     dispatchWarmEvents: 20,
+    /** Warm-up bursts of dispatchWarmEvents each side gets, after warmupApiS of publishes (figures/dispatch.mjs). */
+    dispatchWarmBursts: 3,
+    warmupApiS: 5,
     pacedRatePerS: 200,
     pacedSubscriptions: 10,
     pacedDurationS: 10,
+    /** dispatch-paced-1000: 10 events a second to 100 subscriptions for 30 s, after a warm-up at that pace. */
+    paced1000RatePerS: 1_000,
+    paced1000Subscriptions: 100,
+    paced1000DurationS: 30,
+    paced1000WarmS: 3,
     fanOut: 5_000,
     /** Jobs pending for the hanging receiver while another tenant's stream is measured. */
     backlogJobs: 50_000,
@@ -49,9 +57,16 @@ export const SIZES = {
     dispatchSubscriptions: 50,
     dispatchRounds: 1,
     dispatchWarmEvents: 2,
+    dispatchWarmBursts: 1,
+    warmupApiS: 0.5,
     pacedRatePerS: 200,
     pacedSubscriptions: 10,
     pacedDurationS: 1.5,
+    // Left out of --quick unless named in --only (dispatch-group.mjs): then this short variant.
+    paced1000RatePerS: 1_000,
+    paced1000Subscriptions: 100,
+    paced1000DurationS: 2,
+    paced1000WarmS: 0.5,
     fanOut: 1_000,
     backlogJobs: 2_000,
     backlogRatePerS: 50,
@@ -66,13 +81,17 @@ export const SIZES = {
   },
 };
 
-/** Targets of issue 6 (and of issue 16: backlog, sustained, history). */
+/** Targets of issue 6 (and of issue 16: backlog, sustained, history; issue 28: the paced p99s). */
 export const TARGETS = {
   apiRatio: 0.7,
   apiP99Ms: 25,
   dispatchRatio: 0.85,
   dispatchPerS: 2_500,
   pacedP50Ms: 20,
+  pacedP99Ms: 20,
+  /** Issue 28: dispatch-paced-1000. */
+  paced1000P50Ms: 15,
+  paced1000P99Ms: 50,
   fanOutLastMs: 3_000,
   memoryMb: 200,
   backlogP50Ms: 50,

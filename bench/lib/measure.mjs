@@ -119,6 +119,9 @@ export function mintTokens(token, jwtSecret, n) {
   });
 }
 
+/** Load without measuring: a warm-up of the service (JIT, heap, pool connections, PostgreSQL's caches). */
+export const warmUpLoad = (base, spec, durationS) => loadTest(base, spec, durationS);
+
 /** Warm-up, then the measured run: throughput (2xx per second) and latency. */
 export async function measureApi(label, base, spec, pid) {
   if (size.warmupS > 0) await loadTest(base, spec, size.warmupS);

@@ -22,27 +22,24 @@ function category(url, functionName) {
   return shortUrl(url);
 }
 
+const keyOf = (node) => {
+  const { functionName, url, lineNumber } = node.callFrame;
+  const name = functionName || '(anonymous)';
+  return url ? `${name}  ${shortUrl(url)}:${lineNumber + 1}` : name;
+};
+
+const addTo = (map, key, us) => map.set(key, (map.get(key) ?? 0) + us);
+
 /**
- * Top functions and packages by self time; idle time is left out of the percentages. `windows`
- * ([fromMs, toMs] since the process started) keeps only the samples inside them (the measured runs,
- * not start-up or warm-up); the profile's clock starts within milliseconds of the process.
+ * Inclusive ("total") time: each sample counts once for every distinct function and package on its
+ * stack, which shows the cost of a layer (a guard, a pipe, the ORM) with everything it calls.
  */
-export function summariseCpuProfile(file, top = 30, windows = []) {
-  const profile = JSON.parse(readFileSync(file, 'utf8'));
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const selfUs = new Map();
+function inclusiveCounter(profile, byId) {
   const parentOf = new Map();
   for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n.id);
-  const keyOf = (node) => {
-    const { functionName, url, lineNumber } = node.callFrame;
-    const name = functionName || '(anonymous)';
-    return url ? `${name}  ${shortUrl(url)}:${lineNumber + 1}` : name;
-  };
-  // Inclusive ("total") time: each sample counts once for every distinct function and package on
-  // its stack, which shows the cost of a layer (a guard, a pipe, the ORM) with everything it calls.
-  const totalFn = new Map();
-  const totalPkg = new Map();
-  const addInclusive = (leafId, delta) => {
+  const functions = new Map();
+  const packages = new Map();
+  const add = (leafId, us) => {
     const fns = new Set();
     const pkgs = new Set();
     for (let id = leafId; id !== undefined; id = parentOf.get(id)) {
@@ -52,36 +49,58 @@ export function summariseCpuProfile(file, top = 30, windows = []) {
       if (url && !url.startsWith('node:')) fns.add(keyOf(node));
       pkgs.add(category(url, functionName || '(anonymous)'));
     }
-    for (const k of fns) totalFn.set(k, (totalFn.get(k) ?? 0) + delta);
-    for (const k of pkgs) totalPkg.set(k, (totalPkg.get(k) ?? 0) + delta);
+    for (const k of fns) addTo(functions, k, us);
+    for (const k of pkgs) addTo(packages, k, us);
   };
+  return { add, functions, packages };
+}
+
+/** Self time by node id of the samples inside `windows`, and the inclusive counts of the same. */
+function sampleTimes(profile, byId, windows) {
+  const selfUs = new Map();
+  const inclusive = inclusiveCounter(profile, byId);
   const inWindow = (ms) => windows.length === 0 || windows.some(([from, to]) => ms >= from && ms <= to);
   let atUs = 0;
   for (let i = 0; i < profile.samples.length; i++) {
     atUs += profile.timeDeltas[i] ?? 0;
     if (!inWindow(atUs / 1000)) continue;
     const delta = profile.timeDeltas[i + 1] ?? 0;
-    selfUs.set(profile.samples[i], (selfUs.get(profile.samples[i]) ?? 0) + delta);
-    addInclusive(profile.samples[i], delta);
+    addTo(selfUs, profile.samples[i], delta);
+    inclusive.add(profile.samples[i], delta);
   }
+  return { selfUs, inclusive };
+}
+
+/** Self time by function and by package, idle apart. */
+function selfTimes(selfUs, byId) {
   const functions = new Map();
   const packages = new Map();
   let totalUs = 0;
   let idleUs = 0;
   for (const [id, us] of selfUs) {
     const node = byId.get(id);
-    const { functionName, url } = node.callFrame;
-    const name = functionName || '(anonymous)';
+    const name = node.callFrame.functionName || '(anonymous)';
     totalUs += us;
     if (name === '(idle)') {
       idleUs += us;
       continue;
     }
-    const key = keyOf(node);
-    functions.set(key, (functions.get(key) ?? 0) + us);
-    const cat = category(url, name);
-    packages.set(cat, (packages.get(cat) ?? 0) + us);
+    addTo(functions, keyOf(node), us);
+    addTo(packages, category(node.callFrame.url, name), us);
   }
+  return { functions, packages, totalUs, idleUs };
+}
+
+/**
+ * Top functions and packages by self time; idle time is left out of the percentages. `windows`
+ * ([fromMs, toMs] since the process started) keeps only the samples inside them (the measured runs,
+ * not start-up or warm-up); the profile's clock starts within milliseconds of the process.
+ */
+export function summariseCpuProfile(file, top = 30, windows = []) {
+  const profile = JSON.parse(readFileSync(file, 'utf8'));
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const { selfUs, inclusive } = sampleTimes(profile, byId, windows);
+  const { functions, packages, totalUs, idleUs } = selfTimes(selfUs, byId);
   const busyUs = totalUs - idleUs;
   const rank = (map) =>
     [...map.entries()]
@@ -100,8 +119,8 @@ export function summariseCpuProfile(file, top = 30, windows = []) {
     idleMs: Math.round(idleUs / 1000),
     functions: rank(functions),
     packages: rank(packages),
-    inclusiveFunctions: rank(totalFn),
-    inclusivePackages: rank(totalPkg),
+    inclusiveFunctions: rank(inclusive.functions),
+    inclusivePackages: rank(inclusive.packages),
   };
 }
 

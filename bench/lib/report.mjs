@@ -11,6 +11,7 @@ export function latencySummary(values) {
   return {
     count: sorted.length,
     p50: round(percentile(sorted, 50), 1),
+    p95: round(percentile(sorted, 95), 1),
     p99: round(percentile(sorted, 99), 1),
     max: round(sorted[sorted.length - 1] ?? null, 1),
   };

@@ -34,6 +34,54 @@ export interface DeliveryInterrupted {
   interrupted: true;
 }
 
+/** The receiver's URL, or why nothing is sent to it. */
+function receiverUrl(text: string): URL | string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'invalid receiver URL';
+  }
+  return url.protocol === 'https:' ? url : 'blocked: the receiver URL must use HTTPS';
+}
+
+/** When one attempt started, and its outcome as a record with the time it took. */
+class AttemptClock {
+  readonly sentAt = new Date();
+  private readonly started = performance.now();
+
+  private elapsed(): number {
+    return Math.round(performance.now() - this.started);
+  }
+
+  /** No answer; `sent` false when nothing left (a blocked destination): no duration then. */
+  failed(errorMessage: string, sent = true): DeliveryOutcome {
+    return {
+      status: DeliveryStatus.FAILED,
+      httpStatusCode: null,
+      errorMessage: errorMessage.slice(0, MAX_ERROR_MESSAGE),
+      sentAt: this.sentAt,
+      durationMs: sent ? this.elapsed() : null,
+      responseBody: null,
+    };
+  }
+
+  /** The receiver answered: SUCCESS for a 2xx, FAILED with the status otherwise. */
+  answered(response: AxiosResponse<Readable>, responseBody: string): DeliveryOutcome {
+    const code = response.status;
+    const success = code >= 200 && code < 300;
+    const reason = success ? '' : (STATUS_CODES[code] ?? response.statusText ?? '');
+    return {
+      status: success ? DeliveryStatus.SUCCESS : DeliveryStatus.FAILED,
+      httpStatusCode: code,
+      errorMessage: success ? null : `HTTP ${code}${reason ? ` ${reason}` : ''}`,
+      sentAt: this.sentAt,
+      durationMs: this.elapsed(),
+      responseBody,
+    };
+  }
+}
+
 /**
  * Makes one HTTPS POST per delivery (contract section 6): keep-alive agents, a total time-out
  * covering DNS, connect, TLS and the response headers, no redirects, the SSRF guard on the address
@@ -73,75 +121,53 @@ export class DeliveryClient {
 
   /** One attempt. */
   async send(request: DeliveryRequest): Promise<DeliveryOutcome | DeliveryInterrupted> {
-    const sentAt = new Date();
-    const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
-    /** No answer; `sent` false when nothing left (a blocked destination): no duration then. */
-    const failed = (errorMessage: string, sent = true): DeliveryOutcome => ({
-      status: DeliveryStatus.FAILED,
-      httpStatusCode: null,
-      errorMessage: errorMessage.slice(0, MAX_ERROR_MESSAGE),
-      sentAt,
-      durationMs: sent ? elapsed() : null,
-      responseBody: null,
-    });
-
-    let url: URL;
-    try {
-      url = new URL(request.url);
-    } catch {
-      return failed('invalid receiver URL', false);
-    }
-    if (url.protocol !== 'https:') return failed('blocked: the receiver URL must use HTTPS', false);
+    const clock = new AttemptClock();
+    const url = receiverUrl(request.url);
+    if (typeof url === 'string') return clock.failed(url, false);
     // The time of this attempt, in whole seconds (Standard Webhooks' `webhook-timestamp`).
-    const timestamp = Math.floor(sentAt.getTime() / 1000);
-    const headers = deliveryHeaders(request, this.userAgent, timestamp);
-    const transport = customHeaderTransport(request);
-
-    // Total time-out: DNS, connect, TLS and response headers (axios' own `timeout` is per socket idle).
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, this.timeoutMs);
-    this.inFlight.add(controller);
+    const timestamp = Math.floor(clock.sentAt.getTime() / 1000);
+    const sent = {
+      headers: deliveryHeaders(request, this.userAgent, timestamp),
+      transport: customHeaderTransport(request),
+    };
+    const deadline = this.startDeadline();
     try {
-      const response = await this.post(url.href, request.payload, { headers, transport }, controller.signal);
+      const response = await this.post(url.href, request.payload, sent, deadline.controller.signal);
       // The answer is the status line: the body is read (up to the cap) to keep the connection
       // reusable, within what is left of the time budget, and its first bytes kept for the record.
       const responseBody = await readExcerpt(response.data, MAX_RESPONSE_BYTES);
-      const durationMs = elapsed();
-      const code = response.status;
-      if (code >= 200 && code < 300) {
-        return {
-          status: DeliveryStatus.SUCCESS,
-          httpStatusCode: code,
-          errorMessage: null,
-          sentAt,
-          durationMs,
-          responseBody,
-        };
-      }
-      const reason = STATUS_CODES[code] ?? response.statusText ?? '';
-      return {
-        status: DeliveryStatus.FAILED,
-        httpStatusCode: code,
-        errorMessage: `HTTP ${code}${reason ? ` ${reason}` : ''}`,
-        sentAt,
-        durationMs,
-        responseBody,
-      };
+      return clock.answered(response, responseBody);
     } catch (error) {
-      if (timedOut) return failed(`timed out after ${this.timeoutMs} ms`);
+      if (deadline.timedOut) return clock.failed(`timed out after ${this.timeoutMs} ms`);
       if (this.interrupted) return { interrupted: true };
       const message = describeFailure(error, url.hostname);
       // A refused destination was never connected to: nothing was sent.
-      return failed(message, message !== NOT_PUBLIC);
+      return clock.failed(message, message !== NOT_PUBLIC);
     } finally {
-      clearTimeout(timer);
-      this.inFlight.delete(controller);
+      deadline.clear();
     }
+  }
+
+  /**
+   * The total time-out of one attempt: DNS, connect, TLS and response headers (axios' own `timeout`
+   * is per socket idle). Its controller is in `inFlight` until `clear`, for `interruptAll`.
+   */
+  private startDeadline(): { controller: AbortController; timedOut: boolean; clear(): void } {
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      deadline.timedOut = true;
+      controller.abort();
+    }, this.timeoutMs);
+    this.inFlight.add(controller);
+    const deadline = {
+      controller,
+      timedOut: false,
+      clear: () => {
+        clearTimeout(timer);
+        this.inFlight.delete(controller);
+      },
+    };
+    return deadline;
   }
 
   /**
