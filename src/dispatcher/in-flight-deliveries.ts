@@ -2,6 +2,8 @@ import { Logger } from '@nestjs/common';
 import type { MetricsService } from '../metrics/metrics.service';
 import type { AdmissionPolicy } from './admission-policy';
 import type { CompletionWriter } from './completion-writer';
+import type { DeliveryOutcome } from './delivery-client';
+import { inactiveOutcome } from './inactive-subscriptions';
 import type { ClaimedJob } from './webhook-jobs.repository';
 import type { WebhookSender } from './webhook-sender.service';
 
@@ -13,7 +15,8 @@ const RECORDS_AT_SHUTDOWN_MS = 2000;
 
 /**
  * The deliveries running here: each sends one job (WebhookSender), hands its outcome to the
- * CompletionWriter and tells the AdmissionPolicy how its receiver did.
+ * CompletionWriter and tells the AdmissionPolicy how its receiver did; a 410 is told to
+ * `receiverGone` before the slot goes to another job.
  */
 export class InFlightDeliveries {
   private readonly logger = new Logger('WebhookWorker');
@@ -24,6 +27,7 @@ export class InFlightDeliveries {
     private readonly completions: CompletionWriter,
     private readonly policy: AdmissionPolicy,
     private readonly metrics: MetricsService,
+    private readonly receiverGone: (job: ClaimedJob) => void,
   ) {}
 
   get size(): number {
@@ -43,15 +47,8 @@ export class InFlightDeliveries {
       // Interrupted by shutdown before any answer: no record; released at shutdown for another attempt.
       if ('interrupted' in result) return;
       answered = result.httpStatusCode !== null;
-      this.metrics.deliveryAttempted({
-        outcome: result.status,
-        trigger: job.trigger,
-        durationMs: Date.now() - result.sentAt.getTime(),
-        sentAt: result.sentAt,
-        publishedAt: job.publishedAt,
-      });
-      const { id: jobId, eventId, subscriptionId, eventType, tenant, trigger } = job;
-      this.completions.add({ jobId, eventId, subscriptionId, eventType, tenant, trigger, ...result });
+      this.complete(job, result);
+      if (result.httpStatusCode === 410) this.receiverGone(job); // deactivated by its record
     };
     const task = run()
       .catch((error: unknown) => this.logger.error({ err: error, jobId: job.id }, 'webhook delivery crashed'))
@@ -61,6 +58,23 @@ export class InFlightDeliveries {
         done();
       });
     this.running.set(job.id, task);
+  }
+
+  /** Jobs of an inactive subscription: recorded FAILED `subscription inactive`, never sent (contract section 11). */
+  refuse(jobs: ClaimedJob[]): void {
+    for (const job of jobs) this.complete(job, inactiveOutcome());
+  }
+
+  private complete(job: ClaimedJob, result: DeliveryOutcome): void {
+    this.metrics.deliveryAttempted({
+      outcome: result.status,
+      trigger: job.trigger,
+      durationMs: Date.now() - result.sentAt.getTime(),
+      sentAt: result.sentAt,
+      publishedAt: job.publishedAt,
+    });
+    const { id: jobId, eventId, subscriptionId, eventType, tenant, trigger } = job;
+    this.completions.add({ jobId, eventId, subscriptionId, eventType, tenant, trigger, ...result });
   }
 
   /**
