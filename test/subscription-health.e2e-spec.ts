@@ -352,6 +352,17 @@ describe('subscription health', () => {
       });
     });
 
+    it('starts a run of failures on a subscription never attempted, from an attempt with no answer', async () => {
+      await expect(
+        complete([{ ...attempt(1, KO), httpStatusCode: null, responseBody: null }]),
+      ).resolves.toEqual({
+        lastAttemptAt: at(1),
+        lastSuccessAt: null,
+        failingSince: at(1),
+        consecutiveFailures: 1,
+      });
+    });
+
     it('counts only the attempts it records (not those of a subscription moved meanwhile)', async () => {
       await expect(complete([attempt(1, KO, 'another-tenant')])).resolves.toEqual({
         lastAttemptAt: null,

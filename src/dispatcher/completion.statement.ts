@@ -77,7 +77,7 @@ const COMPLETE_SQL = `
       max(last_success_n) IS NOT NULL AS succeeded,
       count(*) FILTER (WHERE n > COALESCE(last_success_n, 0)) AS failures,
       min(sent_at) FILTER (WHERE n > COALESCE(last_success_n, 0)) AS failures_since,
-      bool_or(http_status_code = ${GONE}) AS gone
+      count(*) FILTER (WHERE http_status_code = ${GONE}) > 0 AS gone
     FROM ordered
     GROUP BY subscription_id
   )

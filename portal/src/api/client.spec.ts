@@ -128,6 +128,13 @@ describe('toBody: a subscription PUT back', () => {
     description: null,
     events: ['LICENCE_CREATED_SUCCESS'],
     headerName: 'X-Key',
+    health: {
+      status: 'FAILING',
+      lastAttemptAt: '2026-11-25T11:00:00.000Z',
+      lastSuccessAt: null,
+      failingSince: '2026-11-25T10:30:00.000Z',
+      consecutiveFailures: 2,
+    },
     createdAt: '2026-11-25T10:00:00.000Z',
     updatedAt: '2026-11-25T10:00:00.000Z',
     _links: {

@@ -14,6 +14,7 @@ type Schemas = components['schemas'];
 
 export type Me = Schemas['CurrentUser'];
 export type Subscription = Schemas['Subscription'];
+export type SubscriptionHealth = Schemas['SubscriptionHealth'];
 export type SubscriptionBody = Schemas['SubscriptionRequest'];
 export type Delivery = Schemas['Delivery'];
 export type DeliveryDetail = Schemas['DeliveryDetail'];

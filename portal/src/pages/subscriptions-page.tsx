@@ -3,6 +3,7 @@ import type { FormEvent } from 'react';
 import { Link } from 'react-router';
 import type { ActiveFilter } from '../api/types';
 import { ErrorMessage, StatusMessage } from '../components/error-message';
+import { HealthBadge } from '../components/health-badge';
 import { PagedList } from '../components/paged-list';
 import { SubscriptionActions } from '../components/subscription-actions';
 import { useDocumentTitle } from '../hooks/use-document-title';
@@ -76,7 +77,7 @@ export function SubscriptionsPage() {
             <p className="url">{s.url}</p>
             <p>
               <span className={s.active ? 'badge ok' : 'badge off'}>{s.active ? 'Active' : 'Inactive'}</span>{' '}
-              {admin && <span className="muted">tenant {s.tenant}</span>}
+              <HealthBadge health={s.health} /> {admin && <span className="muted">tenant {s.tenant}</span>}
             </p>
             <SubscriptionActions subscription={s} actions={actions} />
           </li>
