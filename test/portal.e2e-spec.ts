@@ -274,7 +274,7 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
     await card.getByText('Failing (2 failed attempts in a row)').waitFor();
 
     receiver.behaviour = { status: 200 };
-    await card.getByRole('link', { name: 'ERP hook v2' }).click();
+    await card.getByRole('link', { name: 'ERP hook v2', exact: true }).click();
     await heading(page, 'ERP hook v2').waitFor();
     const section = page.getByRole('region', { name: 'Health' });
     await section.getByText('Failing (2 failed attempts in a row)').waitFor();
