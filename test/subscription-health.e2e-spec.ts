@@ -257,7 +257,29 @@ describe('subscription health', () => {
     }
   });
 
-  it('jobs queued for a subscription deactivated by a PUT are recorded FAILED, never sent', async () => {
+  it('a deactivation while a delivery is in flight: the jobs claimed ahead and waiting are recorded FAILED, never sent', async () => {
+    const partner = await t.createUser({ role: UserRole.ROLE_PARTNER });
+    const hook = await Receiver.start(testCa().server, { status: 200, delayMs: 400 });
+    try {
+      const sub = await createSubscription(t, { tenant: partner.tenant, url: hook.url() });
+      await publish(partner.tenant, 3);
+      await hook.waitFor(1);
+      // As a PUT does (any instance): the deactivation trigger's NOTIFY reaches every worker.
+      await t.dataSource.query(`UPDATE subscriptions SET active = false WHERE id = $1`, [sub.id]);
+      const records = await waitForDeliveries(t.dataSource, sub.id, 3);
+      expect(records.map((r) => r.errorMessage).sort()).toEqual([
+        null,
+        'subscription inactive',
+        'subscription inactive',
+      ]);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(hook.receipts).toHaveLength(1);
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it('jobs already in the outbox for an inactive subscription are recorded FAILED, never sent', async () => {
     const partner = await t.createUser({ role: UserRole.ROLE_PARTNER });
     const hook = await Receiver.start(testCa().server, { status: 200 });
     try {
