@@ -158,11 +158,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       // A job whose lease ran out while it ran here (a stalled process, records not written for that
       // long) is running or done: never sent again from this instance.
       const unseen = claimed.jobs.filter((job) => !this.inFlight.has(job.id));
-      this.inFlight.refuse(unseen.filter((job) => this.gone.refuses(job)));
-      this.queue.push(
-        unseen.filter((job) => !this.gone.refuses(job)),
-        sendBy,
-      );
+      this.queueClaimed(unseen, sendBy);
       // Read before a subscription went or was deactivated meanwhile: settle its jobs before any starts.
       if (this.goneEpoch !== epoch && unseen.length > 0) await this.unsent.dropGone(this.queue, this.refuse);
       this.startQueuedJobs();
@@ -173,6 +169,13 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
         skippedSomeOwner: skipsSomeOwner(limits),
       });
     }
+  }
+
+  /** Claimed jobs wait for a slot, but those of an inactive subscription: recorded FAILED, never sent. */
+  private queueClaimed(jobs: ClaimedJob[], sendBy: number): void {
+    const refused = jobs.filter((job) => this.gone.refuses(job));
+    this.refuse(refused);
+    this.queue.push(refused.length === 0 ? jobs : jobs.filter((job) => !refused.includes(job)), sendBy);
   }
 
   /** A claim failed (the database is unreachable): log once, try again after a delay, not at once. */
