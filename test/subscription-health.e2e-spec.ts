@@ -361,10 +361,16 @@ describe('subscription health', () => {
         failingSince: at(3),
         consecutiveFailures: 2,
       });
-      // The run goes on across batches: its start is kept, the failures add up.
+      // The run goes on across batches: its start is kept (or moved back by an outcome that arrived
+      // late), the failures add up.
       await expect(complete([attempt(5, KO)])).resolves.toMatchObject({
         failingSince: at(3),
         consecutiveFailures: 3,
+      });
+      await expect(complete([attempt(0, KO)])).resolves.toMatchObject({
+        lastAttemptAt: at(5),
+        failingSince: at(0),
+        consecutiveFailures: 4,
       });
       await expect(complete([attempt(6, KO), attempt(7, OK)])).resolves.toEqual({
         lastAttemptAt: at(7),

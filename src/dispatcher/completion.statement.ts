@@ -37,7 +37,8 @@ export const RECEIVER_GONE_MESSAGE = 'receiver answered 410 Gone: subscription d
  * - Health aggregates the recorded attempts of each subscription in the batch's order (`n`, the
  *   order their outcomes arrived): the failures after its last SUCCESS in the batch (all of them
  *   when none succeeded, added to the stored count), failing_since the earliest sentAt among them
- *   (kept when the stored run goes on), the latest sentAt of any attempt and of a success.
+ *   (or the stored one, if earlier, when the stored run goes on: an outcome that arrives late still
+ *   falls in a recovery since failing_since), the latest sentAt of any attempt and of a success.
  * - A 410 deactivates the subscription (and the deactivation trigger of migration SubscriptionHealth
  *   tells every instance, so none sends what it claimed ahead for it).
  * - The SET expressions read the locked row as it is now (another instance's completion may have
@@ -88,7 +89,7 @@ const COMPLETE_SQL = `
     failing_since = CASE
       WHEN h.failures = 0 THEN NULL
       WHEN h.succeeded THEN h.failures_since
-      ELSE COALESCE(s.failing_since, h.failures_since)
+      ELSE LEAST(s.failing_since, h.failures_since)
     END,
     active = s.active AND NOT h.gone,
     updated_at = CASE WHEN s.active AND h.gone THEN now() ELSE s.updated_at END
