@@ -272,6 +272,13 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
     await page.goto(`${t.url}/portal/subscriptions`);
     const card = page.getByRole('listitem').filter({ hasText: 'ERP hook v2' });
     await card.getByText('Failing (2 failed attempts in a row)').waitFor();
+    // The list's health filter: not among the healthy, among the failing.
+    await page.getByLabel('Health').selectOption('HEALTHY');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await card.waitFor({ state: 'detached' });
+    await page.getByLabel('Health').selectOption('FAILING');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await card.getByText('Failing (2 failed attempts in a row)').waitFor();
 
     receiver.behaviour = { status: 200 };
     await card.getByRole('link', { name: 'ERP hook v2', exact: true }).click();
