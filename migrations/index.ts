@@ -14,6 +14,7 @@ import { SubscriptionReceiverHost1764500000000 } from './1764500000000-Subscript
 import { BindSealedSecrets1764600000000 } from './1764600000000-BindSealedSecrets';
 import { RevokedTokens1764600100000 } from './1764600100000-RevokedTokens';
 import { IdempotentPublish1764700000000 } from './1764700000000-IdempotentPublish';
+import { SubscriptionHealth1764800000000 } from './1764800000000-SubscriptionHealth';
 import { EventTraceContext1764800200000 } from './1764800200000-EventTraceContext';
 
 /** Every migration, in order. `npm run migration:generate` writes a file here: add its class below. */
@@ -34,5 +35,6 @@ export const migrations = [
   BindSealedSecrets1764600000000,
   RevokedTokens1764600100000,
   IdempotentPublish1764700000000,
+  SubscriptionHealth1764800000000,
   EventTraceContext1764800200000,
 ];

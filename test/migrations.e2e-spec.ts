@@ -49,6 +49,17 @@ const tables = async (ds: DataSource): Promise<string[]> =>
     )
   ).map((r) => r.table_name);
 
+/** Migration SubscriptionHealth. */
+const HEALTH_COLUMNS = [
+  ...['last_attempt_at', 'last_success_at', 'failing_since'].map((column_name) => ({
+    column_name,
+    data_type: 'timestamp with time zone',
+    is_nullable: 'YES',
+    length: null,
+  })),
+  { column_name: 'consecutive_failures', data_type: 'integer', is_nullable: 'NO', length: null },
+];
+
 /** `allMigrations`: every later migration applied too (false: CreateSubscriptions alone). */
 async function expectSubscriptionsSchema(ds: DataSource, allMigrations = true): Promise<void> {
   const columns = await ds.query(
@@ -83,6 +94,7 @@ async function expectSubscriptionsSchema(ds: DataSource, allMigrations = true): 
             length: null,
           },
           { column_name: 'receiver_host', data_type: 'text', is_nullable: 'YES', length: null },
+          ...HEALTH_COLUMNS,
         ]
       : []),
   ]);

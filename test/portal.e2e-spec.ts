@@ -261,6 +261,52 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
     await page.screenshot({ path: join(screenshots, 'portal-deliveries.png'), fullPage: true });
   });
 
+  it('shows health on the list and the page, and recovers everything since it started failing in one step', async () => {
+    receiver.behaviour = { status: 500, body: 'down again' };
+    const before = (await listed('size=100')).length;
+    const codes = [await publish(partner.tenant), await publish(partner.tenant)];
+    await waitForDeliveries(t.dataSource, subscriptionId, before + 2, 15_000);
+    const { health } = (await api(partner.token).get(`/webhooks/subscriptions/${subscriptionId}`)).body;
+    expect(health).toMatchObject({ status: 'FAILING', consecutiveFailures: 2 });
+
+    await page.goto(`${t.url}/portal/subscriptions`);
+    const card = page.getByRole('listitem').filter({ hasText: 'ERP hook v2' });
+    await card.getByText('Failing (2 failed attempts in a row)').waitFor();
+    // The list's health filter: not among the healthy, among the failing.
+    await page.getByLabel('Health').selectOption('HEALTHY');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await card.waitFor({ state: 'detached' });
+    await page.getByLabel('Health').selectOption('FAILING');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await card.getByText('Failing (2 failed attempts in a row)').waitFor();
+
+    receiver.behaviour = { status: 200 };
+    await card.getByRole('link', { name: 'ERP hook v2', exact: true }).click();
+    await heading(page, 'ERP hook v2').waitFor();
+    const section = page.getByRole('region', { name: 'Health' });
+    await section.getByText('Failing (2 failed attempts in a row)').waitFor();
+    const failingSince = health.failingSince.replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC');
+    expect(await section.locator('dt:text("Failing since") + dd').textContent()).toBe(failingSince);
+    const recovers: string[] = [];
+    page.on('request', (r) => r.url().endsWith('/recover') && recovers.push(r.postData() ?? ''));
+    await section.getByRole('button', { name: 'Recover everything since it started failing' }).click();
+    await page.getByRole('button', { name: 'Yes, recover them' }).click();
+    await status(page, /^2 failed deliveries are being sent again/).waitFor();
+    expect(recovers.map((body) => JSON.parse(body))).toEqual([{ since: health.failingSince }]);
+
+    for (let i = 0; (await listed('trigger=RECOVER&status=SUCCESS')).length < 4; i++) {
+      if (i > 100) throw new Error('the recovered deliveries were not recorded');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    for (const code of codes) {
+      const got = receiver.receipts.filter((r) => r.body.licence?.code === code);
+      expect(got).toHaveLength(2); // the failed attempt, then the recovery
+      expect(got[1].raw).toBe(got[0].raw);
+    }
+    await page.reload();
+    await page.getByRole('region', { name: 'Health' }).getByText('Healthy').waitFor();
+  });
+
   it('reveals the signing secret on request and rotates it after a confirmation', async () => {
     await page.getByRole('button', { name: 'Reveal secret' }).click();
     const secret = page.getByLabel('Current signing secret');

@@ -104,6 +104,13 @@ describe('Webhook subscription lists: paging, sort, index, active', () => {
         description: null,
         events: ['LICENCE_CREATED_SUCCESS'],
         headerName: null,
+        health: {
+          status: 'UNKNOWN',
+          lastAttemptAt: null,
+          lastSuccessAt: null,
+          failingSince: null,
+          consecutiveFailures: 0,
+        },
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
         _links: {

@@ -64,6 +64,13 @@ describe('Webhook subscriptions: CRUD, permissions and tenants', () => {
         description: null,
         events: ['LICENCE_CREATED_FAILED', 'LICENCE_CREATED_SUCCESS'],
         headerName: null,
+        health: {
+          status: 'UNKNOWN',
+          lastAttemptAt: null,
+          lastSuccessAt: null,
+          failingSince: null,
+          consecutiveFailures: 0,
+        },
         createdAt: expect.stringMatching(ISO),
         updatedAt: expect.stringMatching(ISO),
         _links: {
@@ -80,6 +87,7 @@ describe('Webhook subscriptions: CRUD, permissions and tenants', () => {
         'description',
         'events',
         'headerName',
+        'health',
         'createdAt',
         'updatedAt',
         '_links',

@@ -8,7 +8,7 @@ import { WebhookDelivery } from './webhook-delivery.entity';
 
 /**
  * The delivery history (table `webhook_deliveries`): read by its controller and by the partner
- * tools (DeliveryHistory), written through DeliveryRecords (used by the dispatcher), trimmed by
+ * tools (DeliveryHistory), written by the dispatcher's completion statement, trimmed by
  * retention (DeliveryRecords.deleteExpiredBatch). A leaf: it never calls the dispatcher.
  */
 @Module({

@@ -13,9 +13,9 @@ import { WebhookEventRecord } from '../licence-events/webhook-event-record.entit
 import { Subscription } from '../subscriptions/subscription.entity';
 
 /**
- * One delivery attempt (table `webhook_deliveries`, owned by this module): written through
- * DeliveryRecords (the dispatcher hands it the outcomes, in the statement that deletes their
- * jobs), read by GET /webhooks/subscriptions/{id}/deliveries; counted per subscription in
+ * One delivery attempt (table `webhook_deliveries`, owned by this module): written by the
+ * dispatcher's completion statement (with the delete of their jobs and the subscriptions' health),
+ * read by GET /webhooks/subscriptions/{id}/deliveries; counted per subscription in
  * webhook_delivery_counts (migration WebhookDeliveryCounts).
  */
 @Entity({ name: 'webhook_deliveries' })

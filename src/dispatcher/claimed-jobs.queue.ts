@@ -67,12 +67,15 @@ export class ClaimedJobsQueue {
     return [...new Set(this.jobs.map((job) => job.subscriptionId))];
   }
 
-  /** Drops, unsent, the jobs `gone` picks. */
-  dropWhere(gone: (job: ClaimedJob) => boolean): void {
+  /** Takes out, unsent, the jobs `gone` picks, and returns them. */
+  dropWhere(gone: (job: ClaimedJob) => boolean): ClaimedJob[] {
+    const dropped: ClaimedJob[] = [];
     this.jobs = this.jobs.filter((job) => {
       if (!gone(job)) return true;
       this.policy.released(job);
+      dropped.push(job);
       return false;
     });
+    return dropped;
   }
 }

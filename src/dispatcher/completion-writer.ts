@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { PoolClient } from 'pg';
 import { DeliveryStatus } from '../common/reference/enums';
 import { Postgres } from '../database/postgres';
-import { DeliveryAttempt, DeliveryRecords } from '../deliveries/delivery-records.repository';
+import { Completion, completionStatement } from './completion.statement';
 import { WebhookJobsRepository } from './webhook-jobs.repository';
 
 /** Completions are written together: when this many are waiting, or FLUSH_DELAY_MS after the first. */
@@ -11,10 +11,6 @@ const FLUSH_DELAY_MS = 5;
 const RETRY_DELAY_MS = 1000;
 /** The record of an attempt whose own outcome PostgreSQL refused (contract section 8, "One bad record"). */
 export const UNRECORDABLE_OUTCOME = 'delivery outcome could not be recorded';
-
-export interface Completion extends DeliveryAttempt {
-  jobId: string;
-}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -42,8 +38,8 @@ function genericFailure(completion: Completion): Completion {
 }
 
 /**
- * Finishes delivered jobs in batches: each batch records their attempts (DeliveryRecords) and
- * deletes its jobs (WebhookJobsRepository) in one statement, retried while the database is
+ * Finishes delivered jobs in batches: each batch records their attempts, deletes their jobs and
+ * updates their subscriptions' health in one statement (completion.statement.ts), retried while the database is
  * unreachable (an outage only delays it). A batch PostgreSQL refuses is split until the refused
  * records stand alone; each of those is written as a generic FAILED record, or its job dropped.
  */
@@ -63,7 +59,6 @@ export class CompletionWriter {
   constructor(
     private readonly postgres: Postgres,
     private readonly jobs: WebhookJobsRepository,
-    private readonly records: DeliveryRecords,
   ) {}
 
   /** Delivered here and not recorded yet: never sent again from this instance. */
@@ -191,19 +186,15 @@ export class CompletionWriter {
   }
 
   /**
-   * One auto-committed statement (the records, then the jobs' delete: DeliveryRecords,
-   * WebhookJobsRepository) on a pool client of its own: a named statement, parsed once per connection.
+   * One auto-committed statement (completionStatement: the records, the jobs' delete, the health)
+   * on a pool client of its own: a named statement, parsed once per connection.
    */
   private async write(batch: Completion[]): Promise<void> {
     const client = await this.postgres.connect();
     client.on('error', this.ignoreLostConnection);
     this.connection = client;
     try {
-      const { text, values } = this.records.recordAttempts(
-        batch,
-        this.jobs.deleteFinished(batch.map((c) => c.jobId)),
-      );
-      await client.query({ name: 'webhook_complete', text, values });
+      await client.query(completionStatement(batch));
     } catch (error) {
       // Not given back to the pool: it may be dead (an outage).
       this.release(client, error instanceof Error ? error : new Error(String(error)));

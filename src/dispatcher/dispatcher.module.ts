@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { SecretBox } from '../common/crypto/secret-box';
-import { DeliveriesModule } from '../deliveries/deliveries.module';
 import { ClaimConnection } from './claim-connection';
 import { CompletionWriter } from './completion-writer';
 import { LicenceEventPublisher } from './licence-event.publisher';
@@ -18,12 +17,12 @@ import { WebhookWorker } from './webhook-worker.service';
 /**
  * Licence events in (LicenceEventPublisher, WebhookOutbox, POST /admin/licence-events), webhook
  * deliveries out (WebhookWorker over WebhookJobsRepository, AdmissionPolicy, NotificationListener,
- * CompletionWriter and WebhookSender). Owns webhook_events and webhook_jobs; the delivery history is
- * written through the Deliveries module's DeliveryRecords. Other modules use what it exports (the
+ * CompletionWriter and WebhookSender). Owns webhook_events and webhook_jobs, and the transaction that
+ * finishes a delivery: its completion statement (completion.statement.ts) writes the Deliveries
+ * module's history and the subscriptions' health with the outbox's delete. Other modules use what it exports (the
  * publisher and the outbox, also named in ./index.ts). Relies on the global EventEmitterModule.
  */
 @Module({
-  imports: [DeliveriesModule],
   controllers: [LicenceEventsController],
   providers: [
     SecretBox,

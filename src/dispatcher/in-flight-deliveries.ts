@@ -3,6 +3,8 @@ import type { MetricsService } from '../metrics/metrics.service';
 import { startAttemptSpan } from '../tracing/attempt-span';
 import type { AdmissionPolicy } from './admission-policy';
 import type { CompletionWriter } from './completion-writer';
+import type { DeliveryOutcome } from './delivery-client';
+import { inactiveOutcome } from './inactive-subscriptions';
 import type { ClaimedJob } from './webhook-jobs.repository';
 import type { WebhookSender } from './webhook-sender.service';
 
@@ -14,7 +16,8 @@ const RECORDS_AT_SHUTDOWN_MS = 2000;
 
 /**
  * The deliveries running here: each sends one job (WebhookSender), hands its outcome to the
- * CompletionWriter and tells the AdmissionPolicy how its receiver did.
+ * CompletionWriter and tells the AdmissionPolicy how its receiver did; a 410 is told to
+ * `receiverGone` before the slot goes to another job.
  */
 export class InFlightDeliveries {
   private readonly logger = new Logger('WebhookWorker');
@@ -25,6 +28,7 @@ export class InFlightDeliveries {
     private readonly completions: CompletionWriter,
     private readonly policy: AdmissionPolicy,
     private readonly metrics: MetricsService,
+    private readonly receiverGone: (job: ClaimedJob) => void,
   ) {}
 
   get size(): number {
@@ -47,15 +51,8 @@ export class InFlightDeliveries {
       // Interrupted by shutdown before any answer: no record; released at shutdown for another attempt.
       if ('interrupted' in result) return;
       answered = result.httpStatusCode !== null;
-      this.metrics.deliveryAttempted({
-        outcome: result.status,
-        trigger: job.trigger,
-        durationMs: Date.now() - result.sentAt.getTime(),
-        sentAt: result.sentAt,
-        publishedAt: job.publishedAt,
-      });
-      const { id: jobId, eventId, subscriptionId, eventType, tenant, trigger } = job;
-      this.completions.add({ jobId, eventId, subscriptionId, eventType, tenant, trigger, ...result });
+      this.complete(job, result);
+      if (result.httpStatusCode === 410) this.receiverGone(job); // deactivated by its record
     };
     const task = run()
       .catch((error: unknown) => this.logger.error({ err: error, jobId: job.id }, 'webhook delivery crashed'))
@@ -65,6 +62,23 @@ export class InFlightDeliveries {
         done();
       });
     this.running.set(job.id, task);
+  }
+
+  /** Jobs of an inactive subscription: recorded FAILED `subscription inactive`, never sent (contract section 11). */
+  refuse(jobs: ClaimedJob[]): void {
+    for (const job of jobs) this.complete(job, inactiveOutcome());
+  }
+
+  private complete(job: ClaimedJob, result: DeliveryOutcome): void {
+    this.metrics.deliveryAttempted({
+      outcome: result.status,
+      trigger: job.trigger,
+      durationMs: Date.now() - result.sentAt.getTime(),
+      sentAt: result.sentAt,
+      publishedAt: job.publishedAt,
+    });
+    const { id: jobId, eventId, subscriptionId, eventType, tenant, trigger } = job;
+    this.completions.add({ jobId, eventId, subscriptionId, eventType, tenant, trigger, ...result });
   }
 
   /**

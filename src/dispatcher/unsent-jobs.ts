@@ -1,10 +1,12 @@
 import { Logger } from '@nestjs/common';
 import type { ClaimedJobsQueue } from './claimed-jobs.queue';
+import { refusedWhenInactive } from './inactive-subscriptions';
 import type { ClaimedJob, WebhookJobsRepository } from './webhook-jobs.repository';
 
 /**
  * Claimed jobs that will not be sent from this instance: dropped when their subscription went
- * (deleted, or moved to another tenant: contract section 5), handed back when they waited too long
+ * (deleted, or moved to another tenant: contract section 5), refused (recorded FAILED) when it was
+ * deactivated (contract section 11), handed back when they waited too long
  * in the queue, and all handed back at shutdown. A failure is logged; the lease runs out instead, and
  * the jobs are claimed again then.
  */
@@ -18,16 +20,18 @@ export class UnsentJobs {
 
   /**
    * Drops, unsent, the queued jobs whose subscription is gone or now another tenant's: their jobs
-   * left the outbox with it. Those already in flight finish; their records are not written
-   * (DeliveryRecords).
+   * left the outbox with it. Those already in flight finish; their records are not written (the
+   * completion statement). Queued jobs of a subscription now inactive go to `refuse`, unless test
+   * events.
    */
-  async dropGone(queue: ClaimedJobsQueue): Promise<void> {
+  async dropGone(queue: ClaimedJobsQueue, refuse: (jobs: ClaimedJob[]) => void): Promise<void> {
     if (queue.length === 0) return;
     try {
-      const tenants = await this.jobs.currentTenants(queue.subscriptionIds());
-      queue.dropWhere((job) => tenants.get(job.subscriptionId) !== job.tenant);
+      const current = await this.jobs.currentSubscriptions(queue.subscriptionIds());
+      queue.dropWhere((job) => current.get(job.subscriptionId)?.tenant !== job.tenant);
+      refuse(queue.dropWhere((job) => !current.get(job.subscriptionId)?.active && refusedWhenInactive(job)));
     } catch (error) {
-      // They are sent; their records are not written.
+      // They are sent; their records are not written, or written as any other attempt.
       this.logger.error({ err: error }, 'checking queued webhook jobs against their subscriptions failed');
     }
   }

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { DeliveryTrigger, WebhookEvent } from '../common/reference/enums';
-import { RECORD_ATTEMPTS_PARAMS, RecordingStatement } from '../deliveries/delivery-records.repository';
 import type { ClaimLimits } from './admission-policy';
 import { ClaimConnection } from './claim-connection';
 
@@ -32,6 +31,13 @@ export interface ClaimedJob {
   trigger: DeliveryTrigger;
   /** The event's publish span (`traceparent`) when it was traced and sampled (contract section 12). */
   traceContext: string | null;
+  /** The subscription is active (at claim time): only a test event is sent to an inactive one. */
+  active: boolean;
+}
+
+export interface CurrentSubscription {
+  tenant: string;
+  active: boolean;
 }
 
 export interface ClaimRequest {
@@ -113,18 +119,11 @@ const CLAIM_SQL = `
     s.signing_secret_encrypted AS "signingSecretEncrypted",
     CASE WHEN s.previous_signing_secret_until > now() THEN s.previous_signing_secret_encrypted END
       AS "previousSigningSecretEncrypted",
-    c.trigger, e.trace_context AS "traceContext", (SELECT count(*) FROM candidates)::int AS candidates
+    c.trigger, s.active, e.trace_context AS "traceContext", (SELECT count(*) FROM candidates)::int AS candidates
   FROM claimed c
   JOIN webhook_events e ON e.id = c.event_id
   JOIN subscriptions s ON s.id = c.subscription_id
   ORDER BY c.id`;
-
-/**
- * Finished jobs leave the outbox: a common table expression of the statement that records their
- * attempts (DeliveryRecords), its one parameter numbered after the record statement's.
- */
-const DELETE_FINISHED_CTE = `
-  finished AS (DELETE FROM webhook_jobs WHERE id = ANY ($${RECORD_ATTEMPTS_PARAMS + 1}::bigint[])),`;
 
 /** Finished jobs whose every record PostgreSQL refuses leave the outbox without one (CompletionWriter). */
 const DROP_FINISHED_SQL = `DELETE FROM webhook_jobs WHERE id = ANY ($1::bigint[])`;
@@ -176,11 +175,6 @@ export class WebhookJobsRepository {
     return { jobs: rows, candidates: rows[0]?.candidates ?? 0 };
   }
 
-  /** Part of the completion statement (CompletionWriter), alongside the records of the attempts. */
-  deleteFinished(ids: string[]): RecordingStatement {
-    return { text: DELETE_FINISHED_CTE, values: [ids] };
-  }
-
   async dropFinished(ids: string[]): Promise<void> {
     await this.dataSource.query(DROP_FINISHED_SQL, [ids]);
   }
@@ -198,14 +192,15 @@ export class WebhookJobsRepository {
   }
 
   /**
-   * The current tenant of each subscription still there. Reads the Subscriptions module's table:
-   * only when a subscription went while jobs were claimed ahead, to drop theirs in one round trip.
+   * The current tenant and active flag of each subscription still there. Reads the Subscriptions
+   * module's table: only when a subscription went or was deactivated while jobs were claimed ahead,
+   * to settle theirs in one round trip.
    */
-  async currentTenants(subscriptionIds: number[]): Promise<Map<number, string>> {
+  async currentSubscriptions(subscriptionIds: number[]): Promise<Map<number, CurrentSubscription>> {
     const rows = (await this.dataSource.query(
-      `SELECT id, tenant FROM subscriptions WHERE id = ANY ($1::int[])`,
+      `SELECT id, tenant, active FROM subscriptions WHERE id = ANY ($1::int[])`,
       [subscriptionIds],
-    )) as Array<{ id: number; tenant: string }>;
-    return new Map(rows.map((row) => [row.id, row.tenant]));
+    )) as Array<{ id: number } & CurrentSubscription>;
+    return new Map(rows.map(({ id, tenant, active }) => [id, { tenant, active }]));
   }
 }

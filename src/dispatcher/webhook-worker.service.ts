@@ -10,6 +10,7 @@ import { ClaimSchedule } from './claim-schedule';
 import { ClaimedJobsQueue } from './claimed-jobs.queue';
 import { CompletionWriter } from './completion-writer';
 import { InFlightDeliveries } from './in-flight-deliveries';
+import { GoneReceivers, refusedWhenInactive } from './inactive-subscriptions';
 import { NotificationListener } from './notification-listener';
 import { UnsentJobs } from './unsent-jobs';
 import { WebhookJobsRepository } from './webhook-jobs.repository';
@@ -51,6 +52,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly inFlight: InFlightDeliveries;
   private readonly unsent: UnsentJobs;
   private readonly schedule: ClaimSchedule;
+  private readonly gone: GoneReceivers;
   /** Counts subscriptions-gone notifications, so a claim that raced one checks its jobs too. */
   private goneEpoch = 0;
   private claimFailures = 0;
@@ -70,7 +72,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const { concurrency, unresponsiveForMs } = this.settings;
     this.policy = new AdmissionPolicy(concurrency, unresponsiveForMs, NO_PREFETCH_FOR_MS);
     this.queue = new ClaimedJobsQueue(this.policy);
-    this.inFlight = new InFlightDeliveries(sender, completions, this.policy, metrics);
+    this.inFlight = new InFlightDeliveries(sender, completions, this.policy, metrics, this.receiverGone);
+    this.gone = new GoneReceivers((jobId) => completions.has(jobId));
     this.unsent = new UnsentJobs(jobs, this.instanceId);
     this.schedule = new ClaimSchedule(
       {
@@ -94,7 +97,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       jobsWaiting: () => this.claimForWaitingJobs(),
       subscriptionsGone: () => {
         this.goneEpoch++;
-        void this.unsent.dropGone(this.queue);
+        void this.unsent.dropGone(this.queue, this.refuse);
       },
     });
     this.wake(); // jobs left by an earlier run, released at shutdown or whose lease ran out
@@ -135,6 +138,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       const wanted = this.schedule.beginClaim();
       if (wanted === 0) return;
       const epoch = this.goneEpoch;
+      const goneRecorded = this.gone.recorded();
       // Measured before the lease is taken, so the local deadline is never later than the lease allows.
       const sendBy = performance.now() + ClaimedJobsQueue.MAX_WAIT_MS;
       let claimed: Awaited<ReturnType<WebhookJobsRepository['claimDue']>>;
@@ -152,12 +156,13 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       if (this.claimFailures > 0)
         this.logger.log(`claiming webhook jobs again after ${this.claimFailures} failures`);
       this.claimFailures = 0;
+      this.gone.forget(goneRecorded);
       // A job whose lease ran out while it ran here (a stalled process, records not written for that
       // long) is running or done: never sent again from this instance.
       const unseen = claimed.jobs.filter((job) => !this.inFlight.has(job.id));
-      this.queue.push(unseen, sendBy);
-      // Read before a subscription went meanwhile: drop its jobs before any starts.
-      if (this.goneEpoch !== epoch && unseen.length > 0) await this.unsent.dropGone(this.queue);
+      this.queueClaimed(unseen, sendBy);
+      // Read before a subscription went or was deactivated meanwhile: settle its jobs before any starts.
+      if (this.goneEpoch !== epoch && unseen.length > 0) await this.unsent.dropGone(this.queue, this.refuse);
       this.startQueuedJobs();
       this.schedule.claimEnded({
         wanted,
@@ -166,6 +171,13 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
         skippedSomeOwner: skipsSomeOwner(limits),
       });
     }
+  }
+
+  /** Claimed jobs wait for a slot, but those of an inactive subscription: recorded FAILED, never sent. */
+  private queueClaimed(jobs: ClaimedJob[], sendBy: number): void {
+    const refused = jobs.filter((job) => this.gone.refuses(job));
+    this.refuse(refused);
+    this.queue.push(refused.length === 0 ? jobs : jobs.filter((job) => !refused.includes(job)), sendBy);
   }
 
   /** A claim failed (the database is unreachable): log once, try again after a delay, not at once. */
@@ -180,6 +192,23 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       this.wake();
     }, CLAIM_RETRY_DELAY_MS);
   }
+
+  /**
+   * A receiver answered 410: its subscription is deactivated by that record (the completion
+   * statement), so its queued jobs are refused now, before the slot goes to one of them, and so are
+   * those claimed before the deactivation is seen (GoneReceivers).
+   */
+  private readonly receiverGone = (job: ClaimedJob) => {
+    this.gone.add(job);
+    this.refuse(
+      this.queue.dropWhere(
+        (queued) => queued.subscriptionId === job.subscriptionId && refusedWhenInactive(queued),
+      ),
+    );
+  };
+
+  /** Jobs of an inactive subscription: recorded FAILED, never sent. */
+  private readonly refuse = (jobs: ClaimedJob[]) => this.inFlight.refuse(jobs);
 
   /** A delivery finished: its slot goes to the next queued job, or to a claim. */
   private readonly onFinished = () => {

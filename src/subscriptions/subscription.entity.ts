@@ -91,6 +91,23 @@ export class Subscription {
   @Column({ name: 'previous_signing_secret_until', type: 'timestamptz', nullable: true, select: false })
   previousSigningSecretUntil: Date | null;
 
+  /**
+   * Health (contract section 11), kept by the dispatcher's completion statement with every recorded
+   * attempt (migration SubscriptionHealth): UNKNOWN before any, FAILING while failures are counted.
+   */
+  @Column({ name: 'last_attempt_at', type: 'timestamptz', nullable: true })
+  lastAttemptAt: Date | null;
+
+  @Column({ name: 'last_success_at', type: 'timestamptz', nullable: true })
+  lastSuccessAt: Date | null;
+
+  /** When the failures counted in consecutiveFailures began (the first one's sentAt). */
+  @Column({ name: 'failing_since', type: 'timestamptz', nullable: true })
+  failingSince: Date | null;
+
+  @Column({ name: 'consecutive_failures', type: 'integer', default: 0 })
+  consecutiveFailures: number;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

@@ -55,12 +55,12 @@ export class SubscriptionsController {
     summary: 'List subscriptions',
     description:
       "ROLE_PARTNER: the subscriptions of the user's tenant. Administrators: every tenant's, or one " +
-      'tenant with `tenant`.',
+      'tenant with `tenant`. `health` keeps those of one health status.',
   })
   @ApiPageQuery()
   @ApiSortQuery(Object.keys(SUBSCRIPTION_SORT_FIELDS), 'id,asc')
   @ApiPageOf(SubscriptionResponse, 'A page of subscriptions')
-  @ApiErrors([400, 'Invalid page, size, sort, index or tenant'], 401, FORBIDDEN, 429)
+  @ApiErrors([400, 'Invalid page, size, sort, index, tenant or health'], 401, FORBIDDEN, 429)
   @Get()
   async list(
     @CurrentUser() user: AuthenticatedUser,
@@ -72,6 +72,7 @@ export class SubscriptionsController {
       sort: query.sort,
       index: query.index,
       tenant: query.tenant,
+      health: query.health,
     });
   }
 
@@ -84,7 +85,7 @@ export class SubscriptionsController {
   @ApiPageQuery()
   @ApiSortQuery(Object.keys(SUBSCRIPTION_SORT_FIELDS), 'id,asc')
   @ApiPageOf(SubscriptionResponse, 'A page of subscriptions')
-  @ApiErrors([400, 'Invalid active, page, size, sort or tenant'], 401, FORBIDDEN, 429)
+  @ApiErrors([400, 'Invalid active, health, page, size, sort or tenant'], 401, FORBIDDEN, 429)
   @Get('active')
   async listActive(
     @CurrentUser() user: AuthenticatedUser,
@@ -96,6 +97,7 @@ export class SubscriptionsController {
       sort: query.sort,
       active: query.active,
       tenant: query.tenant,
+      health: query.health,
     });
   }
 

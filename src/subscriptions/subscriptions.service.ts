@@ -11,6 +11,7 @@ import type { AppConfig } from '../config/configuration';
 import { CreateSubscriptionDto } from './dto/create-subscription.dto';
 import { ListActiveSubscriptionsQueryDto } from './dto/list-active-subscriptions.query';
 import { ListSubscriptionsQueryDto, SUBSCRIPTION_SORT_FIELDS } from './dto/list-subscriptions.query';
+import { HEALTH_COLUMNS, HEALTH_STATUS_SQL, SubscriptionHealthStatus } from './dto/subscription-health';
 import type { SubscriptionRecord } from './dto/subscription.response';
 import { generateSigningSecret } from './signing-secret';
 import { checkUrlAllowed, distinct, tenantFromBody } from './subscription-body-rules';
@@ -20,7 +21,8 @@ import { subscriptionNotFound, visibleTo } from './subscription-visibility';
 
 /** Every column but the encrypted ones (header value, signing secrets), named as the entity names them. */
 const COLUMNS = `id, tenant, active, name, url, description, events, header_name AS "headerName",
-  created_at AS "createdAt", updated_at AS "updatedAt"`;
+  created_at AS "createdAt", updated_at AS "updatedAt",
+  ${HEALTH_COLUMNS}`;
 
 /** The per-tenant lock of subscription creates and moves; any constant, the same everywhere. */
 const TENANT_SUBSCRIPTIONS_LOCK = 72_700_003;
@@ -45,6 +47,14 @@ const orderOf = (sort: string[] | undefined): SortOrder[] =>
   totalOrder(parseSort(sort, SUBSCRIPTION_SORT_FIELDS, []), ['id']);
 
 /**
+ * The `health` filter (contract section 11). Not indexed (migration SubscriptionHealth): read
+ * among the rows the other conditions pick.
+ */
+function withHealth(where: Conditions, health: SubscriptionHealthStatus | undefined): Conditions {
+  return health === undefined ? where : where.add((p) => `${HEALTH_STATUS_SQL} = ${p}`, health);
+}
+
+/**
  * Webhook subscriptions (contract sections 3-5). ROLE_PARTNER users see their own tenant only and
  * another tenant's subscription is a 404; administrators act on every tenant.
  */
@@ -66,7 +76,7 @@ export class SubscriptionsService {
       // lower(name) LIKE lower(pattern): the form the trigram index IDX_subscriptions_name_trgm serves.
       where.add((p) => `lower(name) LIKE lower(${p}) ESCAPE '\\'`, `%${escapeLike(query.index)}%`);
     }
-    return this.page(where, query);
+    return this.page(withHealth(where, query.health), query);
   }
 
   async listActive(
@@ -74,7 +84,7 @@ export class SubscriptionsService {
     query: ListActiveSubscriptionsQueryDto,
   ): Promise<[SubscriptionRecord[], number]> {
     const where = visibleTo(user, query.tenant).add((p) => `active = ${p}`, query.active ?? true);
-    return this.page(where, query);
+    return this.page(withHealth(where, query.health), query);
   }
 
   /**

@@ -36,13 +36,15 @@ describe('ApiClient (openapi-fetch, typed by the OpenAPI document)', () => {
     expect(calls[0].url).not.toContain('tok.en');
   });
 
-  it('searches by name on the full list and filters by state on the active list (which takes no index)', async () => {
+  it('searches by name on the full list and filters by state on the active list (which takes no index); health on both', async () => {
     const { api, paths } = client(() => answer(200, { content: [] }));
-    await api.subscriptions({ index: 'erp', active: '', page: 0, tenant: 'acme' });
-    await api.subscriptions({ index: 'erp', active: 'false', page: 2, tenant: '' });
+    await api.subscriptions({ index: 'erp', active: '', health: '', page: 0, tenant: 'acme' });
+    await api.subscriptions({ index: 'erp', active: 'false', health: 'FAILING', page: 2, tenant: '' });
+    await api.subscriptions({ index: '', active: '', health: 'UNKNOWN', page: 0, tenant: '' });
     expect(paths()).toEqual([
       '/webhooks/subscriptions?page=0&size=20&tenant=acme&index=erp',
-      '/webhooks/subscriptions/active?page=2&size=20&active=false',
+      '/webhooks/subscriptions/active?page=2&size=20&health=FAILING&active=false',
+      '/webhooks/subscriptions?page=0&size=20&health=UNKNOWN',
     ]);
   });
 
@@ -128,6 +130,13 @@ describe('toBody: a subscription PUT back', () => {
     description: null,
     events: ['LICENCE_CREATED_SUCCESS'],
     headerName: 'X-Key',
+    health: {
+      status: 'FAILING',
+      lastAttemptAt: '2026-11-25T11:00:00.000Z',
+      lastSuccessAt: null,
+      failingSince: '2026-11-25T10:30:00.000Z',
+      consecutiveFailures: 2,
+    },
     createdAt: '2026-11-25T10:00:00.000Z',
     updatedAt: '2026-11-25T10:00:00.000Z',
     _links: {

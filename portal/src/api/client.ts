@@ -93,8 +93,8 @@ function sessionCalls(http: Http, baseUrl: string, send: (request: Request) => P
 
 function subscriptionCalls(http: Http) {
   return {
-    subscriptions: ({ index, active, page, tenant }: SubscriptionListParams) => {
-      const shared = { page, size: PAGE_SIZE, tenant: orUndefined(tenant) };
+    subscriptions: ({ index, active, health, page, tenant }: SubscriptionListParams) => {
+      const shared = { page, size: PAGE_SIZE, tenant: orUndefined(tenant), health: health || undefined };
       // The active list takes no `index` (the published spec): a name search is on the full list.
       return active === ''
         ? answer(

@@ -14,6 +14,9 @@ type Schemas = components['schemas'];
 
 export type Me = Schemas['CurrentUser'];
 export type Subscription = Schemas['Subscription'];
+export type SubscriptionHealth = Schemas['SubscriptionHealth'];
+/** The list's health filter: every health, or one status. */
+export type HealthFilter = '' | Schemas['SubscriptionHealthStatus'];
 export type SubscriptionBody = Schemas['SubscriptionRequest'];
 export type Delivery = Schemas['Delivery'];
 export type DeliveryDetail = Schemas['DeliveryDetail'];
@@ -38,6 +41,7 @@ export type ActiveFilter = '' | 'true' | 'false';
 export interface SubscriptionListParams {
   index: string;
   active: ActiveFilter;
+  health: HealthFilter;
   page: number;
   /** Administrators: one tenant ('' = every tenant). */
   tenant: string;

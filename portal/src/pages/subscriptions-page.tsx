@@ -1,8 +1,9 @@
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { Link } from 'react-router';
-import type { ActiveFilter } from '../api/types';
+import type { ActiveFilter, HealthFilter } from '../api/types';
 import { ErrorMessage, StatusMessage } from '../components/error-message';
+import { HealthBadge } from '../components/health-badge';
 import { PagedList } from '../components/paged-list';
 import { SubscriptionActions } from '../components/subscription-actions';
 import { useDocumentTitle } from '../hooks/use-document-title';
@@ -10,14 +11,15 @@ import { useIsAdministrator, useSession } from '../hooks/use-session';
 import { useSubscriptionActions } from '../hooks/use-subscription-actions';
 import { useSubscriptionList } from '../hooks/use-subscriptions';
 
-type Search = { index: string; active: ActiveFilter };
+type Search = { index: string; active: ActiveFilter; health: HealthFilter };
 
 function SearchForm({ onSearch }: { onSearch: (search: Search) => void }) {
   const [index, setIndex] = useState('');
   const [active, setActive] = useState<ActiveFilter>('');
+  const [health, setHealth] = useState<HealthFilter>('');
   const search = (event: FormEvent) => {
     event.preventDefault();
-    onSearch({ index: index.trim(), active });
+    onSearch({ index: index.trim(), active, health });
   };
   return (
     <form className="filters" onSubmit={search} aria-label="Search subscriptions">
@@ -33,6 +35,15 @@ function SearchForm({ onSearch }: { onSearch: (search: Search) => void }) {
           <option value="false">Inactive only</option>
         </select>
       </div>
+      <div>
+        <label htmlFor="search-health">Health</label>
+        <select id="search-health" value={health} onChange={(e) => setHealth(e.target.value as HealthFilter)}>
+          <option value="">Any health</option>
+          <option value="FAILING">Failing</option>
+          <option value="HEALTHY">Healthy</option>
+          <option value="UNKNOWN">No attempts yet</option>
+        </select>
+      </div>
       <button type="submit">Search</button>
     </form>
   );
@@ -41,7 +52,7 @@ function SearchForm({ onSearch }: { onSearch: (search: Search) => void }) {
 export function SubscriptionsPage() {
   const { tenant } = useSession();
   const admin = useIsAdministrator();
-  const [applied, setApplied] = useState<Search>({ index: '', active: '' });
+  const [applied, setApplied] = useState<Search>({ index: '', active: '', health: '' });
   const [page, setPage] = useState(0);
   const list = useSubscriptionList({ ...applied, page, tenant: admin ? tenant : '' });
   const actions = useSubscriptionActions();
@@ -76,7 +87,7 @@ export function SubscriptionsPage() {
             <p className="url">{s.url}</p>
             <p>
               <span className={s.active ? 'badge ok' : 'badge off'}>{s.active ? 'Active' : 'Inactive'}</span>{' '}
-              {admin && <span className="muted">tenant {s.tenant}</span>}
+              <HealthBadge health={s.health} /> {admin && <span className="muted">tenant {s.tenant}</span>}
             </p>
             <SubscriptionActions subscription={s} actions={actions} />
           </li>

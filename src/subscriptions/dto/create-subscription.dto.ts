@@ -59,7 +59,7 @@ const NeedsHeaderName = () =>
   name: 'SubscriptionRequest',
   description:
     'Body of POST and PUT /webhooks/subscriptions (PUT replaces: same required fields). ' +
-    'Read-only fields of the subscription (id, createdAt, updatedAt, _links, and tenant for ' +
+    'Read-only fields of the subscription (id, createdAt, updatedAt, _links, health, and tenant for ' +
     'non-administrators) are accepted and ignored, so a subscription can be read, changed and put ' +
     'back; any other unknown field is a 400.',
 })
@@ -75,6 +75,10 @@ export class CreateSubscriptionDto extends ReadOnlyResourceFields {
   })
   @Allow()
   tenant?: unknown;
+
+  /** Read-only (kept by the recorded attempts): accepted and ignored, so a GET can be put back. */
+  @Allow()
+  health?: unknown;
 
   /** Omitted: true on create, unchanged on PUT. */
   @ApiPropertyOptional({

@@ -4,6 +4,7 @@ import { IsNotEmpty, IsOptional, IsString } from 'class-validator';
 import { SortedPageQueryDto } from '../../common/paging/page-query.dto';
 import { MAX_STRING_LENGTH } from '../../common/reference/enums';
 import { MaxChars, NoControlCharacters } from '../../common/validation/text-rules';
+import { HealthFilter, SubscriptionHealthStatus } from './subscription-health';
 
 /** API sort fields → columns; the only text that reaches ORDER BY (contract section 4). */
 export const SUBSCRIPTION_SORT_FIELDS = {
@@ -31,7 +32,7 @@ export const TenantFilter = () =>
     NoControlCharacters(),
   );
 
-/** GET /webhooks/subscriptions?page&size&sort&index (+ tenant for administrators). */
+/** GET /webhooks/subscriptions?page&size&sort&index&health (+ tenant for administrators). */
 export class ListSubscriptionsQueryDto extends SortedPageQueryDto {
   /** Case-insensitive substring of name; `%`, `_` and `\` match themselves. */
   @ApiPropertyOptional({
@@ -48,4 +49,7 @@ export class ListSubscriptionsQueryDto extends SortedPageQueryDto {
 
   @TenantFilter()
   tenant?: string;
+
+  @HealthFilter()
+  health?: SubscriptionHealthStatus;
 }

@@ -3,6 +3,7 @@ import { halLinks, HalLinks, HalLink } from '../../common/hal/hal';
 import { MAX_OBSERVATIONS_LENGTH, MAX_STRING_LENGTH, WebhookEvent } from '../../common/reference/enums';
 import { ApiDateTime } from '../../common/openapi/schemas';
 import type { Subscription } from '../subscription.entity';
+import { SubscriptionHealth, toSubscriptionHealth } from './subscription-health';
 
 /** What the service reads: never the encrypted header value nor the signing secrets. */
 export type SubscriptionRecord = Omit<
@@ -83,6 +84,8 @@ export class SubscriptionResponse {
     example: 'X-Webhook-Secret',
   })
   headerName: string | null;
+  @ApiProperty({ type: SubscriptionHealth, description: 'What its recorded attempts say of its receiver' })
+  health: SubscriptionHealth;
   @ApiDateTime('When it was created (assigned)')
   createdAt: string;
   @ApiDateTime('When it was last changed (assigned)')
@@ -100,6 +103,7 @@ export function toSubscriptionResponse(subscription: SubscriptionRecord): Subscr
     description: subscription.description ?? null,
     events: subscription.events,
     headerName: subscription.headerName ?? null,
+    health: toSubscriptionHealth(subscription),
     createdAt: subscription.createdAt.toISOString(),
     updatedAt: subscription.updatedAt.toISOString(),
     _links: halLinks({

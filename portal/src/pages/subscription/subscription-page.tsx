@@ -7,12 +7,13 @@ import { useSubscriptionActions } from '../../hooks/use-subscription-actions';
 import { useSubscription } from '../../hooks/use-subscriptions';
 import { idParam } from '../../utils/route-params';
 import { DeliveriesSection } from './deliveries-section';
+import { HealthSection } from './health-section';
 import { RecoverSection } from './recover-section';
 import { SecretSection } from './secret-section';
 import { SubscriptionDetails } from './subscription-details';
 import { TestSection } from './test-section';
 
-/** /subscriptions/:id: the subscription, its secret, a test event, its history, recovery. */
+/** /subscriptions/:id: the subscription, its health, its secret, a test event, its history, recovery. */
 export function SubscriptionPage() {
   const id = idParam(useParams().id);
   // Keyed by the id: another subscription's page starts with none of this one's state.
@@ -38,6 +39,7 @@ function SubscriptionView({ id }: { id: number }) {
           <SubscriptionActions subscription={s} actions={actions} />
           <StatusMessage>{actions.status}</StatusMessage>
           <ErrorMessage error={actions.error} />
+          <HealthSection s={s} />
           <SecretSection id={id} />
           <TestSection id={id} />
           <DeliveriesSection id={id} />
