@@ -35,6 +35,10 @@ export const RECEIVER_HOST_EXPRESSION = `lower(substring("url" FROM '^[A-Za-z][A
   'CHK_subscriptions_previous_signing_secret',
   `("previous_signing_secret_encrypted" IS NULL) = ("previous_signing_secret_until" IS NULL)`,
 )
+@Check(
+  'CHK_subscriptions_health',
+  `"consecutive_failures" >= 0 AND ("failing_since" IS NULL) = ("consecutive_failures" = 0) AND ("last_attempt_at" IS NOT NULL OR ("consecutive_failures" = 0 AND "last_success_at" IS NULL))`,
+)
 export class Subscription {
   @PrimaryGeneratedColumn({ type: 'integer', primaryKeyConstraintName: 'PK_subscriptions' })
   id: number;
