@@ -14,6 +14,7 @@ import { SubscriptionReceiverHost1764500000000 } from './1764500000000-Subscript
 import { BindSealedSecrets1764600000000 } from './1764600000000-BindSealedSecrets';
 import { RevokedTokens1764600100000 } from './1764600100000-RevokedTokens';
 import { IdempotentPublish1764700000000 } from './1764700000000-IdempotentPublish';
+import { SubscriptionDeliveryRate1764800100000 } from './1764800100000-SubscriptionDeliveryRate';
 
 /** Every migration, in order. `npm run migration:generate` writes a file here: add its class below. */
 export const migrations = [
@@ -33,4 +34,5 @@ export const migrations = [
   BindSealedSecrets1764600000000,
   RevokedTokens1764600100000,
   IdempotentPublish1764700000000,
+  SubscriptionDeliveryRate1764800100000,
 ];

@@ -83,6 +83,12 @@ async function expectSubscriptionsSchema(ds: DataSource, allMigrations = true): 
             length: null,
           },
           { column_name: 'receiver_host', data_type: 'text', is_nullable: 'YES', length: null },
+          {
+            column_name: 'max_deliveries_per_second',
+            data_type: 'integer',
+            is_nullable: 'YES',
+            length: null,
+          },
         ]
       : []),
   ]);

@@ -47,6 +47,10 @@ export class Subscription {
   @Column({ name: 'previous_signing_secret_until', type: 'timestamptz', nullable: true, select: false })
   previousSigningSecretUntil: Date | null;
 
+  /** Contract section 11: at most this many deliveries start per second, on all instances; null: no limit. */
+  @Column({ name: 'max_deliveries_per_second', type: 'integer', nullable: true })
+  maxDeliveriesPerSecond: number | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

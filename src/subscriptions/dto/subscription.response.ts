@@ -83,6 +83,15 @@ export class SubscriptionResponse {
     example: 'X-Webhook-Secret',
   })
   headerName: string | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    minimum: 1,
+    maximum: 1000,
+    description: 'At most this many deliveries start per second, across all instances (null: no limit)',
+    example: null,
+  })
+  maxDeliveriesPerSecond: number | null;
   @ApiDateTime('When it was created (assigned)')
   createdAt: string;
   @ApiDateTime('When it was last changed (assigned)')
@@ -100,6 +109,7 @@ export function toSubscriptionResponse(subscription: SubscriptionRecord): Subscr
     description: subscription.description ?? null,
     events: subscription.events,
     headerName: subscription.headerName ?? null,
+    maxDeliveriesPerSecond: subscription.maxDeliveriesPerSecond ?? null,
     createdAt: subscription.createdAt.toISOString(),
     updatedAt: subscription.updatedAt.toISOString(),
     _links: halLinks({
