@@ -1,6 +1,12 @@
 import { Logger } from '@nestjs/common';
-import type { ClaimedJobsQueue } from './claimed-jobs.queue';
 import type { ClaimedJob, WebhookJobsRepository } from './webhook-jobs.repository';
+
+/** Claimed jobs waiting here: the claimed-ahead queue, or the paced jobs of rate-limited subscriptions. */
+interface WaitingJobs {
+  readonly length: number;
+  subscriptionIds(): number[];
+  dropWhere(gone: (job: ClaimedJob) => boolean): void;
+}
 
 /**
  * Claimed jobs that will not be sent from this instance: dropped when their subscription went
@@ -21,7 +27,7 @@ export class UnsentJobs {
    * left the outbox with it. Those already in flight finish; their records are not written
    * (DeliveryRecords).
    */
-  async dropGone(queue: ClaimedJobsQueue): Promise<void> {
+  async dropGone(queue: WaitingJobs): Promise<void> {
     if (queue.length === 0) return;
     try {
       const tenants = await this.jobs.currentTenants(queue.subscriptionIds());

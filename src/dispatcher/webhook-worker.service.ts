@@ -10,6 +10,7 @@ import { ClaimedJobsQueue } from './claimed-jobs.queue';
 import { CompletionWriter } from './completion-writer';
 import { InFlightDeliveries } from './in-flight-deliveries';
 import { NotificationListener } from './notification-listener';
+import { PacedJobs } from './paced-jobs';
 import { UnsentJobs } from './unsent-jobs';
 import { WebhookJobsRepository } from './webhook-jobs.repository';
 import type { ClaimedJob } from './webhook-jobs.repository';
@@ -47,6 +48,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly settings: WorkerSettings;
   private readonly policy: AdmissionPolicy;
   private readonly queue: ClaimedJobsQueue;
+  /** Rate-limited subscriptions' jobs, each waiting for its start slot (contract section 11). */
+  private readonly paced: PacedJobs;
   private readonly inFlight: InFlightDeliveries;
   private readonly unsent: UnsentJobs;
   private readonly schedule: ClaimSchedule;
@@ -56,6 +59,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private claiming: Promise<void> | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
+  private paceTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly jobs: WebhookJobsRepository,
@@ -69,6 +73,14 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const { concurrency, unresponsiveForMs } = this.settings;
     this.policy = new AdmissionPolicy(concurrency, unresponsiveForMs, NO_PREFETCH_FOR_MS);
     this.queue = new ClaimedJobsQueue(this.policy);
+    this.paced = new PacedJobs(this.policy);
+    const { queue, paced } = this;
+    // Jobs claimed here and waiting, queued or paced: what the schedule counts as taken room.
+    const waiting = {
+      get length(): number {
+        return queue.length + paced.length;
+      },
+    };
     this.inFlight = new InFlightDeliveries(sender, completions, this.policy, metrics);
     this.unsent = new UnsentJobs(jobs, this.instanceId);
     this.schedule = new ClaimSchedule(
@@ -78,7 +90,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
         subscriptionLimit: this.policy.subscriptionLimit,
         maxBatch: MAX_CLAIM_BATCH,
       },
-      { inFlight: this.inFlight, queue: this.queue, policy: this.policy },
+      { inFlight: this.inFlight, queue: waiting, policy: this.policy },
     );
   }
 
@@ -93,7 +105,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       jobsWaiting: () => this.claimForWaitingJobs(),
       subscriptionsGone: () => {
         this.goneEpoch++;
-        void this.unsent.dropGone(this.queue);
+        void this.dropGone();
       },
     });
     this.wake(); // jobs left by an earlier run, released at shutdown or whose lease ran out
@@ -153,9 +165,16 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       // A job whose lease ran out while it ran here (a stalled process, records not written for that
       // long) is running or done: never sent again from this instance.
       const unseen = claimed.jobs.filter((job) => !this.inFlight.has(job.id));
-      this.queue.push(unseen, sendBy);
+      this.paced.push(
+        unseen.filter((job) => job.startInMs !== null),
+        performance.now(),
+      );
+      this.queue.push(
+        unseen.filter((job) => job.startInMs === null),
+        sendBy,
+      );
       // Read before a subscription went meanwhile: drop its jobs before any starts.
-      if (this.goneEpoch !== epoch && unseen.length > 0) await this.unsent.dropGone(this.queue);
+      if (this.goneEpoch !== epoch && unseen.length > 0) await this.dropGone();
       this.startQueuedJobs();
       this.schedule.claimEnded({
         wanted,
@@ -180,17 +199,46 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** A delivery finished: its slot goes to the next queued job, or to a claim. */
-  private readonly onFinished = () => {
+  private readonly onFinished = (unsent?: ClaimedJob) => {
+    if (unsent) void this.handBack([unsent]);
     this.startQueuedJobs();
     if (this.schedule.claimsAfterDelivery()) this.claimSoon();
   };
 
-  /** Starts queued jobs the policy admits, oldest first; hands back those that waited too long. */
+  /**
+   * Starts the paced jobs whose slot has come, then queued jobs, oldest first, as the policy admits;
+   * hands back those that waited too long (a paced job's slot is then lost, never moved).
+   */
   private startQueuedJobs(): void {
     if (this.state === 'STARTING' || this.state === 'DRAINING' || this.state === 'STOPPED') return;
+    const paced = this.paced.take(performance.now(), Date.now());
     const { start, expired } = this.queue.take(performance.now(), Date.now());
+    for (const job of paced.start) this.inFlight.start(job, this.onFinished, job.startBy);
     for (const job of start) this.inFlight.start(job, this.onFinished);
-    if (expired.length > 0) void this.handBack(expired);
+    const unsent = [...paced.late, ...expired];
+    if (unsent.length > 0) void this.handBack(unsent);
+    this.paceSoon();
+  }
+
+  /**
+   * One timer for the paced jobs: their next slot (or tolerance running out), and the moment a
+   * rate-limited subscription claimed here gets its next slots in reach of a claim (no busy loop:
+   * the claim's window skips it until then).
+   */
+  private paceSoon(): void {
+    clearTimeout(this.paceTimer);
+    const wake = this.paced.nextWake(performance.now());
+    if (wake === undefined) return;
+    this.paceTimer = setTimeout(() => {
+      this.startQueuedJobs();
+      if (this.paced.slotsOpened(performance.now())) this.claimForWaitingJobs();
+    }, wake - performance.now());
+    this.paceTimer.unref();
+  }
+
+  private async dropGone(): Promise<void> {
+    await this.unsent.dropGone(this.queue);
+    await this.unsent.dropGone(this.paced);
   }
 
   /** Queued jobs that waited too long go back to the outbox, and may be claimed again at once. */
@@ -210,6 +258,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.enter('DRAINING', ['STARTING', 'WAITING', 'CLAIMING', 'PAUSED']);
     clearInterval(this.sweepTimer);
     clearTimeout(this.retryTimer);
+    clearTimeout(this.paceTimer);
     await this.notifications.stop();
     if (started) await this.drainAndRelease();
     await this.sender.close();
@@ -221,6 +270,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const unfinished = await this.inFlight.finish(this.settings.graceMs);
     // Queued jobs were never started: the release below hands them back with the rest.
     this.queue.dropWhere(() => true);
+    this.paced.dropWhere(() => true);
     await this.unsent.releaseAll(unfinished);
   }
 }
