@@ -64,6 +64,7 @@ describe('Webhook subscriptions: CRUD, permissions and tenants', () => {
         description: null,
         events: ['LICENCE_CREATED_FAILED', 'LICENCE_CREATED_SUCCESS'],
         headerName: null,
+        maxDeliveriesPerSecond: null,
         createdAt: expect.stringMatching(ISO),
         updatedAt: expect.stringMatching(ISO),
         _links: {
@@ -80,6 +81,7 @@ describe('Webhook subscriptions: CRUD, permissions and tenants', () => {
         'description',
         'events',
         'headerName',
+        'maxDeliveriesPerSecond',
         'createdAt',
         'updatedAt',
         '_links',

@@ -128,6 +128,7 @@ describe('toBody: a subscription PUT back', () => {
     description: null,
     events: ['LICENCE_CREATED_SUCCESS'],
     headerName: 'X-Key',
+    maxDeliveriesPerSecond: 20, // left out of the PUT: the service keeps it
     createdAt: '2026-11-25T10:00:00.000Z',
     updatedAt: '2026-11-25T10:00:00.000Z',
     _links: {
