@@ -154,7 +154,15 @@ async function runFigures(tokens, jwtSecret) {
     () => apiFigures(tokens, jwtSecret),
   );
   await guarded(
-    ['dispatch', 'dispatch-signing', 'dispatch-paced', 'fan-out', 'sustained', 'backlog'].filter(want),
+    [
+      'dispatch',
+      'dispatch-signing',
+      'dispatch-paced',
+      'fan-out',
+      'sustained',
+      'backlog',
+      'backlog-rate',
+    ].filter(want),
     dispatchTargets(),
     () => dispatchFigures(),
   );

@@ -15,6 +15,7 @@ import { forkTracked, stopChild, waitForMessage } from '../lib/processes.mjs';
 import { round } from '../lib/report.mjs';
 import { benchDir, ctx, guarded, log, size, unavailable, want } from '../lib/run-context.mjs';
 import { seedReceiverTenant } from '../lib/setup.mjs';
+import { backlogRateFigure } from './backlog-rate.mjs';
 import { backlogFigure } from './backlog.mjs';
 import { dispatchPacedFigure } from './dispatch-paced.mjs';
 import { dispatchSigningFigure } from './dispatch-signing.mjs';
@@ -22,7 +23,15 @@ import { dispatchFigure } from './dispatch.mjs';
 import { fanOutFigure } from './fan-out.mjs';
 import { sustainedFigure } from './sustained.mjs';
 
-const FIGURES = ['dispatch', 'dispatch-signing', 'dispatch-paced', 'fan-out', 'sustained', 'backlog'];
+const FIGURES = [
+  'dispatch',
+  'dispatch-signing',
+  'dispatch-paced',
+  'fan-out',
+  'sustained',
+  'backlog',
+  'backlog-rate',
+];
 
 /** Without the records table, a note that the end time is the last receipt instead. */
 async function deliveriesTableNote() {
@@ -80,4 +89,11 @@ export async function dispatchFigures() {
     await guarded(['sustained'], targets, () => sustainedFigure(targets), size.sustainedS + 5);
   if (want('backlog'))
     await guarded(['backlog'], targets, () => backlogFigure(targets), 2 * size.backlogDurationS + 5);
+  if (want('backlog-rate'))
+    await guarded(
+      ['backlog-rate'],
+      targets,
+      () => backlogRateFigure(targets['backlog-rate']),
+      2 * size.backlogDurationS + 5,
+    );
 }

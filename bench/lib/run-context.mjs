@@ -21,6 +21,7 @@ export const ALL_FIGURES = [
   'fan-out',
   'sustained',
   'backlog',
+  'backlog-rate',
   'history',
   'publish-idempotent',
   'memory',
