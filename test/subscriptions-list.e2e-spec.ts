@@ -104,6 +104,7 @@ describe('Webhook subscription lists: paging, sort, index, active', () => {
         description: null,
         events: ['LICENCE_CREATED_SUCCESS'],
         headerName: null,
+        maxDeliveriesPerSecond: null,
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
         _links: {
