@@ -187,6 +187,8 @@ describe('Delivery rate per subscription (contract section 11)', () => {
     const records = await deliveriesOf(t.dataSource, limited.id);
     expect(records).toHaveLength(EVENTS);
     expect(records.every((r) => r.status === 'SUCCESS')).toBe(true);
+    // The recorded starts (sentAt, as each instance's delivery thread began the request) too.
+    expect(mostInOneSecond(records.map((r) => new Date(r.sentAt).getTime()))).toBeLessThanOrEqual(LIMIT);
     expect(await deliveriesOf(t.dataSource, free.id)).toHaveLength(EVENTS);
     expect(await pendingJobs(t.dataSource)).toBe(0);
   }, 60_000);
