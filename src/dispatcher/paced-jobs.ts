@@ -25,6 +25,11 @@ export class PacedJobs {
     return this.jobs.length;
   }
 
+  /** Nothing paced here and no next slots awaited: the worker keeps no timer for it. */
+  get idle(): boolean {
+    return this.jobs.length === 0 && this.nextSlots.size === 0;
+  }
+
   /** Jobs of one claim, answered at `monotonicNow`; their start and next-slot times are relative to it. */
   push(jobs: ClaimedJob[], monotonicNow: number): void {
     for (const job of jobs) {

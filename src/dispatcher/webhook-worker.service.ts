@@ -211,12 +211,14 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
    */
   private startQueuedJobs(): void {
     if (this.state === 'STARTING' || this.state === 'DRAINING' || this.state === 'STOPPED') return;
-    const paced = this.paced.take(performance.now(), Date.now());
+    if (this.paced.length > 0) {
+      const paced = this.paced.take(performance.now(), Date.now());
+      for (const job of paced.start) this.inFlight.start(job, this.onFinished, job.startBy);
+      if (paced.late.length > 0) void this.handBack(paced.late);
+    }
     const { start, expired } = this.queue.take(performance.now(), Date.now());
-    for (const job of paced.start) this.inFlight.start(job, this.onFinished, job.startBy);
     for (const job of start) this.inFlight.start(job, this.onFinished);
-    const unsent = [...paced.late, ...expired];
-    if (unsent.length > 0) void this.handBack(unsent);
+    if (expired.length > 0) void this.handBack(expired);
     this.paceSoon();
   }
 
@@ -226,12 +228,16 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
    * the claim's window skips it until then).
    */
   private paceSoon(): void {
+    if (this.paceTimer === undefined && this.paced.idle) return; // unlimited subscriptions only
     clearTimeout(this.paceTimer);
+    this.paceTimer = undefined;
     const wake = this.paced.nextWake(performance.now());
     if (wake === undefined) return;
     this.paceTimer = setTimeout(() => {
+      this.paceTimer = undefined;
+      const opened = this.paced.slotsOpened(performance.now());
       this.startQueuedJobs();
-      if (this.paced.slotsOpened(performance.now())) this.claimForWaitingJobs();
+      if (opened) this.claimForWaitingJobs();
     }, wake - performance.now());
     this.paceTimer.unref();
   }
