@@ -15,6 +15,7 @@ import { BindSealedSecrets1764600000000 } from './1764600000000-BindSealedSecret
 import { RevokedTokens1764600100000 } from './1764600100000-RevokedTokens';
 import { IdempotentPublish1764700000000 } from './1764700000000-IdempotentPublish';
 import { SubscriptionHealth1764800000000 } from './1764800000000-SubscriptionHealth';
+import { SubscriptionDeliveryRate1764800100000 } from './1764800100000-SubscriptionDeliveryRate';
 import { EventTraceContext1764800200000 } from './1764800200000-EventTraceContext';
 
 /** Every migration, in order. `npm run migration:generate` writes a file here: add its class below. */
@@ -36,5 +37,6 @@ export const migrations = [
   RevokedTokens1764600100000,
   IdempotentPublish1764700000000,
   SubscriptionHealth1764800000000,
+  SubscriptionDeliveryRate1764800100000,
   EventTraceContext1764800200000,
 ];

@@ -95,6 +95,12 @@ async function expectSubscriptionsSchema(ds: DataSource, allMigrations = true): 
           },
           { column_name: 'receiver_host', data_type: 'text', is_nullable: 'YES', length: null },
           ...HEALTH_COLUMNS,
+          {
+            column_name: 'max_deliveries_per_second',
+            data_type: 'integer',
+            is_nullable: 'YES',
+            length: null,
+          },
         ]
       : []),
   ]);

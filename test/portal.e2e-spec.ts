@@ -172,6 +172,7 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
     );
     expect(await page.content()).not.toContain('s3cret-value');
     await page.getByLabel('Name', { exact: true }).fill('ERP hook v2');
+    await page.getByLabel(/^Most deliveries per second/).fill('5');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await heading(page, 'ERP hook v2').waitFor();
     await page.getByText('X-Partner-Key (value hidden)').waitFor();
@@ -180,7 +181,12 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
     await status(page, /ERP hook v2 is now disabled/).waitFor();
     await page.getByRole('button', { name: /^Enable/ }).waitFor();
     let body = (await api(partner.token).get(`/webhooks/subscriptions/${subscriptionId}`).expect(200)).body;
-    expect(body).toMatchObject({ name: 'ERP hook v2', active: false, headerName: 'X-Partner-Key' });
+    expect(body).toMatchObject({
+      name: 'ERP hook v2',
+      active: false,
+      headerName: 'X-Partner-Key',
+      maxDeliveriesPerSecond: 5, // the toggle's PUT leaves it out: kept
+    });
     await page.getByRole('button', { name: /^Enable/ }).click();
     await status(page, /ERP hook v2 is now enabled/).waitFor();
     body = (await api(partner.token).get(`/webhooks/subscriptions/${subscriptionId}`).expect(200)).body;

@@ -104,6 +104,7 @@ describe('Webhook subscription lists: paging, sort, index, active', () => {
         description: null,
         events: ['LICENCE_CREATED_SUCCESS'],
         headerName: null,
+        maxDeliveriesPerSecond: null,
         health: {
           status: 'UNKNOWN',
           lastAttemptAt: null,

@@ -64,6 +64,7 @@ describe('Webhook subscriptions: CRUD, permissions and tenants', () => {
         description: null,
         events: ['LICENCE_CREATED_FAILED', 'LICENCE_CREATED_SUCCESS'],
         headerName: null,
+        maxDeliveriesPerSecond: null,
         health: {
           status: 'UNKNOWN',
           lastAttemptAt: null,
@@ -87,6 +88,7 @@ describe('Webhook subscriptions: CRUD, permissions and tenants', () => {
         'description',
         'events',
         'headerName',
+        'maxDeliveriesPerSecond',
         'health',
         'createdAt',
         'updatedAt',

@@ -16,6 +16,7 @@ import { forkTracked, stopChild, waitForMessage } from '../lib/processes.mjs';
 import { round } from '../lib/report.mjs';
 import { args, benchDir, ctx, guarded, log, mode, size, unavailable, want } from '../lib/run-context.mjs';
 import { seedReceiverTenant } from '../lib/setup.mjs';
+import { backlogRateFigure } from './backlog-rate.mjs';
 import { backlogFigure } from './backlog.mjs';
 import { dispatchPaced1000Figure } from './dispatch-paced-1000.mjs';
 import { dispatchPacedFigure } from './dispatch-paced.mjs';
@@ -36,6 +37,7 @@ export const DISPATCH_FIGURES = [
   'two-instances',
   'sustained',
   'backlog',
+  'backlog-rate',
 ];
 
 const named = (name) => args.only?.split(',').includes(name) ?? false;
@@ -110,4 +112,11 @@ export async function dispatchFigures() {
     await guarded(['sustained'], targets, () => sustainedFigure(targets), size.sustainedS + 5);
   if (want('backlog'))
     await guarded(['backlog'], targets, () => backlogFigure(targets), 2 * size.backlogDurationS + 5);
+  if (want('backlog-rate'))
+    await guarded(
+      ['backlog-rate'],
+      targets,
+      () => backlogRateFigure(targets['backlog-rate']),
+      2 * size.backlogDurationS + 5,
+    );
 }

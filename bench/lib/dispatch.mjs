@@ -183,6 +183,7 @@ export function dispatchTargets() {
     'fan-out': `last ≤${TARGETS.fanOutLastMs.toLocaleString('en-US')} ms (of 5,000)`,
     sustained: `last/first ${size.sustainedS === 180 ? 'minute' : 'third'} ≥${TARGETS.sustainedRatio}`,
     backlog: `p50 ≤${TARGETS.backlogP50Ms} ms, p99 ≤${TARGETS.backlogP99Ms.toLocaleString('en-US')} ms`,
+    'backlog-rate': `p50 ≤${TARGETS.backlogP50Ms} ms, p99 ≤${TARGETS.backlogP99Ms.toLocaleString('en-US')} ms`,
   };
 }
 

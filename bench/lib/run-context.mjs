@@ -23,6 +23,7 @@ export const ALL_FIGURES = [
   'two-instances',
   'sustained',
   'backlog',
+  'backlog-rate',
   'dispatch-traced',
   'history',
   'publish-idempotent',

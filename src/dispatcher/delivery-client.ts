@@ -82,6 +82,11 @@ class AttemptClock {
   }
 }
 
+/** Not sent: the delivery thread got it after its `startBy` (a rate-limited job's slot passed). */
+export interface DeliveryTooLate {
+  tooLate: true;
+}
+
 /**
  * Makes one HTTPS POST per delivery (contract section 6): keep-alive agents, a total time-out
  * covering DNS, connect, TLS and the response headers, no redirects, the SSRF guard on the address

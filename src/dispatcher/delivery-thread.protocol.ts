@@ -3,7 +3,8 @@ import type { DeliveryRequest } from './delivery-client';
 
 /** Messages between WebhookSender (main thread) and the delivery thread (delivery-thread.ts). */
 export type ThreadCommand =
-  | { type: 'send'; jobs: Array<{ id: number; request: DeliveryRequest }> }
+  /** `startBy` (epoch ms): a rate-limited job not begun by then is answered `tooLate`, unsent. */
+  | { type: 'send'; jobs: Array<{ id: number; request: DeliveryRequest; startBy?: number }> }
   /** Shutdown: abort every request without an answer yet (they come back `interrupted`). */
   | { type: 'interrupt' }
   /** Close idle connections and end the thread. */
@@ -12,6 +13,7 @@ export type ThreadCommand =
 /** The outcome of one `send` job; `sentAt` in epoch milliseconds. */
 export type ThreadResult =
   | { id: number; interrupted: true }
+  | { id: number; tooLate: true }
   | {
       id: number;
       status: DeliveryStatus;

@@ -31,7 +31,12 @@ function finished(result: ThreadResult): void {
 port.on('message', (command: ThreadCommand) => {
   switch (command.type) {
     case 'send':
-      for (const { id, request } of command.jobs) {
+      for (const { id, request, startBy } of command.jobs) {
+        // This thread's own backlog (a burst of other deliveries) can hold a job past its slot.
+        if (startBy !== undefined && Date.now() > startBy) {
+          finished({ id, tooLate: true });
+          continue;
+        }
         void client
           .send(request)
           .then((outcome) =>

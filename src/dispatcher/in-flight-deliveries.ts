@@ -40,14 +40,22 @@ export class InFlightDeliveries {
     return this.running.has(jobId) || this.completions.has(jobId);
   }
 
-  /** Runs one delivery, counted by the policy as started already; `done` runs once it finished. */
-  start(job: ClaimedJob, done: () => void): void {
+  /**
+   * Runs one delivery, counted by the policy as started already; `done` runs once it finished, with
+   * the job if it was not sent after all (`startBy` passed: to be handed back).
+   */
+  start(job: ClaimedJob, done: (unsent?: ClaimedJob) => void, startBy?: number): void {
     let answered: boolean | undefined;
+    let tooLate = false;
     const run = async () => {
       // Undefined, and nothing made, unless the event's publish was traced and sampled.
       const span = startAttemptSpan(job);
-      const result = await this.sender.send(job, span?.traceparent);
+      const result = await this.sender.send(job, span?.traceparent, startBy);
       span?.end(result);
+      if ('tooLate' in result) {
+        tooLate = true;
+        return;
+      }
       // Interrupted by shutdown before any answer: no record; released at shutdown for another attempt.
       if ('interrupted' in result) return;
       answered = result.httpStatusCode !== null;
@@ -59,7 +67,7 @@ export class InFlightDeliveries {
       .finally(() => {
         this.running.delete(job.id);
         this.policy.finished(job, answered, Date.now());
-        done();
+        done(tooLate ? job : undefined);
       });
     this.running.set(job.id, task);
   }

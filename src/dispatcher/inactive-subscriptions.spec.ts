@@ -13,6 +13,8 @@ const job = (id: string, subscriptionId: number, changes: Partial<ClaimedJob> = 
   headerName: null,
   headerValueEncrypted: null,
   traceContext: null,
+  startInMs: null,
+  nextSlotInMs: null,
   signingSecretEncrypted: null,
   previousSigningSecretEncrypted: null,
   host: 'receiver.example',

@@ -1,7 +1,13 @@
 import { Logger } from '@nestjs/common';
-import type { ClaimedJobsQueue } from './claimed-jobs.queue';
 import { refusedWhenInactive } from './inactive-subscriptions';
 import type { ClaimedJob, WebhookJobsRepository } from './webhook-jobs.repository';
+
+/** Claimed jobs waiting here: the claimed-ahead queue, or the paced jobs of rate-limited subscriptions. */
+interface WaitingJobs {
+  readonly length: number;
+  subscriptionIds(): number[];
+  dropWhere(gone: (job: ClaimedJob) => boolean): ClaimedJob[];
+}
 
 /**
  * Claimed jobs that will not be sent from this instance: dropped when their subscription went
@@ -24,7 +30,7 @@ export class UnsentJobs {
    * completion statement). Queued jobs of a subscription now inactive go to `refuse`, unless test
    * events.
    */
-  async dropGone(queue: ClaimedJobsQueue, refuse: (jobs: ClaimedJob[]) => void): Promise<void> {
+  async dropGone(queue: WaitingJobs, refuse: (jobs: ClaimedJob[]) => void): Promise<void> {
     if (queue.length === 0) return;
     try {
       const current = await this.jobs.currentSubscriptions(queue.subscriptionIds());

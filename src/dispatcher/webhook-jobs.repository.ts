@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import type { DeliveryTrigger, WebhookEvent } from '../common/reference/enums';
 import type { ClaimLimits } from './admission-policy';
 import { ClaimConnection } from './claim-connection';
+import { RATE_WINDOW_MS, SLOT_HORIZON_MS } from './delivery-pacing';
 
 /** A leased job with what its delivery needs. */
 export interface ClaimedJob {
@@ -33,6 +34,13 @@ export interface ClaimedJob {
   traceContext: string | null;
   /** The subscription is active (at claim time): only a test event is sent to an inactive one. */
   active: boolean;
+  /**
+   * A rate-limited subscription's job (contract section 11): its slot starts this many ms after the
+   * claim answered (PacedJobs); null: no limit, start as soon as admitted.
+   */
+  startInMs: number | null;
+  /** With startInMs: when the subscription's next free slot starts (its next claim is worth it). */
+  nextSlotInMs: number | null;
 }
 
 export interface CurrentSubscription {
@@ -64,6 +72,53 @@ export interface ClaimResult {
 const CANDIDATES_PER_JOB = 2;
 
 /**
+ * A limited subscription's job: milliseconds from the database's clock now to a time of its slot
+ * (no clock skew with it). Looked up only for those jobs, so unlimited ones pay no join.
+ */
+const PACED = (time: string) => `CASE WHEN s.max_deliveries_per_second IS NOT NULL THEN (
+      SELECT (1000 * extract(epoch FROM ${time} - clock_timestamp()))::float8 FROM admitted a WHERE a.id = c.id) END`;
+
+/**
+ * Whether a rate-limited subscription (contract section 11) has no slot starting within the
+ * horizon: the claim's window then skips its jobs, as it skips an owner at its cap, so a backlog
+ * waiting for its slots neither eats the window's LIMIT nor makes the worker claim in a loop.
+ * Unlimited subscriptions stop at the IS NULL before it and pay nothing.
+ */
+const RATE_EXHAUSTED = `
+  SELECT 1 FROM subscription_delivery_slots sl
+  WHERE sl.subscription_id = s.id AND sl.next_slot_at >= now() + ${SLOT_HORIZON_MS} * interval '1 millisecond'`;
+
+/**
+ * Takes start slots for the rate-limited subscriptions among the picked jobs (delivery-pacing.ts,
+ * grantSlots): one a picked job, one `spacing_ms` apart from the later of the subscription's next
+ * free slot and now, within the horizon. The row is the one place every instance takes slots from:
+ * ON CONFLICT DO UPDATE locks it and computes from its latest version, so two claims at once get
+ * consecutive slots, never the same. clock_timestamp(): the time the slot is taken, after any wait
+ * for that lock. The insert's values are a first claim's (no row yet, so from now): `granted` is
+ * then at least what an update can grant, so the update takes it as the number wanted. Nothing
+ * here for unlimited subscriptions: no row, no lock.
+ */
+const TAKE_SLOTS = `slots AS (
+    INSERT INTO subscription_delivery_slots AS sl (subscription_id, next_slot_at, granted, spacing_ms)
+    SELECT w.subscription_id, clock_timestamp() + w.granted * w.spacing_ms * interval '1 millisecond',
+      w.granted, w.spacing_ms
+    FROM (
+      SELECT p.subscription_id, ${RATE_WINDOW_MS}.0 / p.per_second AS spacing_ms,
+        LEAST(count(*), ceil(${SLOT_HORIZON_MS} * p.per_second / ${RATE_WINDOW_MS}.0))::int AS granted
+      FROM picked p WHERE p.per_second IS NOT NULL
+      GROUP BY p.subscription_id, p.per_second
+    ) w
+    ON CONFLICT (subscription_id) DO UPDATE SET (next_slot_at, granted, spacing_ms) = (
+      SELECT g.first + g.n * EXCLUDED.spacing_ms * interval '1 millisecond', g.n, EXCLUDED.spacing_ms
+      FROM (
+        SELECT f.first, LEAST(EXCLUDED.granted, GREATEST(0, ceil(
+          (${SLOT_HORIZON_MS} - 1000 * extract(epoch FROM f.first - clock_timestamp())) / EXCLUDED.spacing_ms)))::int AS n
+        FROM (SELECT GREATEST(sl.next_slot_at, clock_timestamp()) AS first) f
+      ) g)
+    RETURNING sl.subscription_id, sl.next_slot_at, sl.granted, sl.spacing_ms
+  )`;
+
+/**
  * Leases due jobs: not leased, or leased by an instance whose lease ran out (a crash). Oldest first
  * among owners with room (AdmissionPolicy.claimLimits: subscriptions, hosts and tenants at their
  * cap are skipped before LIMIT, so a big backlog of one never hides another's jobs), then at most
@@ -77,13 +132,15 @@ const CANDIDATES_PER_JOB = 2;
  */
 const CLAIM_SQL = `
   WITH candidates AS MATERIALIZED (
-    SELECT j.id, j.subscription_id, s.tenant, s.receiver_host AS host
+    SELECT j.id, j.subscription_id, s.tenant, s.receiver_host AS host,
+      s.max_deliveries_per_second AS per_second
     FROM webhook_jobs j
     JOIN subscriptions s ON s.id = j.subscription_id
     WHERE (j.lease_until IS NULL OR j.lease_until < now())
       AND j.subscription_id <> ALL ($3::int[])
       AND s.tenant <> ALL ($5::text[])
       AND s.receiver_host <> ALL ($4::text[])
+      AND (s.max_deliveries_per_second IS NULL OR NOT EXISTS (${RATE_EXHAUSTED}))
     ORDER BY j.id
     LIMIT $15
   ), ranked AS (
@@ -93,7 +150,7 @@ const CLAIM_SQL = `
       row_number() OVER (PARTITION BY c.tenant ORDER BY c.id) AS tenant_rank
     FROM candidates c
   ), picked AS (
-    SELECT r.id
+    SELECT r.id, r.subscription_id, r.per_second, r.subscription_rank
     FROM ranked r
     LEFT JOIN unnest($6::int[], $7::int[]) AS sr(id, free) ON sr.id = r.subscription_id
     LEFT JOIN unnest($9::text[], $10::int[]) AS hr(host, free) ON hr.host = r.host
@@ -103,9 +160,17 @@ const CLAIM_SQL = `
       AND r.tenant_rank <= COALESCE(tr.free, $14)
     ORDER BY r.id
     LIMIT $16
+  ), ${TAKE_SLOTS}, admitted AS (
+    -- A limited subscription's picks are a prefix of its jobs (subscription_rank 1, 2, …): the k-th
+    -- gets the k-th slot taken; those beyond what was granted stay for a later claim.
+    SELECT p.id, sl.next_slot_at - (sl.granted - p.subscription_rank + 1) * sl.spacing_ms * interval '1 millisecond'
+        AS start_at, sl.next_slot_at
+    FROM picked p
+    LEFT JOIN slots sl ON sl.subscription_id = p.subscription_id
+    WHERE p.per_second IS NULL OR p.subscription_rank <= sl.granted
   ), locked AS (
     SELECT j.id FROM webhook_jobs j
-    WHERE j.id = ANY (ARRAY(SELECT id FROM picked)) AND (j.lease_until IS NULL OR j.lease_until < now())
+    WHERE j.id = ANY (ARRAY(SELECT id FROM admitted)) AND (j.lease_until IS NULL OR j.lease_until < now())
     FOR UPDATE SKIP LOCKED
   ), claimed AS (
     UPDATE webhook_jobs j
@@ -119,7 +184,8 @@ const CLAIM_SQL = `
     s.signing_secret_encrypted AS "signingSecretEncrypted",
     CASE WHEN s.previous_signing_secret_until > now() THEN s.previous_signing_secret_encrypted END
       AS "previousSigningSecretEncrypted",
-    c.trigger, s.active, e.trace_context AS "traceContext", (SELECT count(*) FROM candidates)::int AS candidates
+    c.trigger, s.active, e.trace_context AS "traceContext", (SELECT count(*) FROM candidates)::int AS candidates,
+    ${PACED('a.start_at')} AS "startInMs", ${PACED('a.next_slot_at')} AS "nextSlotInMs"
   FROM claimed c
   JOIN webhook_events e ON e.id = c.event_id
   JOIN subscriptions s ON s.id = c.subscription_id

@@ -8,13 +8,16 @@ import type {
   DeliveryInterrupted,
   DeliveryOutcome,
   DeliveryRequest,
+  DeliveryTooLate,
 } from './delivery-client';
 import { DeliveryJob, DeliveryJobOpener } from './delivery-job';
 import type { ThreadCommand, ThreadMessage, ThreadResult } from './delivery-thread.protocol';
 import { DELIVERY_THREAD_SCRIPT, DeliveryThreadScript } from './delivery-thread.script';
 import { WEBHOOK_TLS_OPTIONS, WebhookTlsOptions } from './webhook-tls';
 
-export type { DeliveryInterrupted, DeliveryOutcome } from './delivery-client';
+export type { DeliveryInterrupted, DeliveryOutcome, DeliveryTooLate } from './delivery-client';
+
+type SendResult = DeliveryOutcome | DeliveryInterrupted | DeliveryTooLate;
 
 /**
  * The delivery thread's old generation: its live data is small (at most WEBHOOK_CONCURRENCY requests
@@ -38,9 +41,9 @@ export class WebhookSender implements OnModuleInit {
   private readonly options: DeliveryClientOptions;
   private thread: Worker | undefined;
   private ready = false;
-  private readonly waiting = new Map<number, (result: DeliveryOutcome | DeliveryInterrupted) => void>();
+  private readonly waiting = new Map<number, (result: SendResult) => void>();
   /** Jobs of this tick, and of any time the thread is not ready, not posted yet. */
-  private unsent: Array<{ id: number; request: DeliveryRequest }> = [];
+  private unsent: Array<{ id: number; request: DeliveryRequest; startBy?: number }> = [];
   private postScheduled = false;
   private nextId = 1;
   private closing = false;
@@ -126,14 +129,17 @@ export class WebhookSender implements OnModuleInit {
     }, RESTART_DELAY_MS);
   }
 
-  /** One attempt, with the `traceparent` header of its span if traced; never rejects. */
-  send(job: DeliveryJob, traceparent?: string): Promise<DeliveryOutcome | DeliveryInterrupted> {
+  /**
+   * One attempt, with the `traceparent` header of its span if traced; never rejects. `startBy`
+   * (epoch ms): not begun by then, it comes back `tooLate`.
+   */
+  send(job: DeliveryJob, traceparent?: string, startBy?: number): Promise<SendResult> {
     if (this.closing) return Promise.resolve({ interrupted: true });
     const request = this.jobs.open(job);
     if ('status' in request) return Promise.resolve(request); // FAILED: a secret is unreadable
     if (traceparent !== undefined) request.traceparent = traceparent;
     const id = this.nextId++;
-    this.unsent.push({ id, request });
+    this.unsent.push(startBy === undefined ? { id, request } : { id, request, startBy });
     if (!this.postScheduled) {
       this.postScheduled = true;
       queueMicrotask(() => this.post());
@@ -158,7 +164,7 @@ export class WebhookSender implements OnModuleInit {
       if (!resume) continue;
       this.waiting.delete(result.id);
       resume(
-        'interrupted' in result
+        'interrupted' in result || 'tooLate' in result
           ? result
           : {
               status: result.status,

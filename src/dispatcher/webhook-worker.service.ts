@@ -12,6 +12,7 @@ import { CompletionWriter } from './completion-writer';
 import { InFlightDeliveries } from './in-flight-deliveries';
 import { GoneReceivers, refusedWhenInactive } from './inactive-subscriptions';
 import { NotificationListener } from './notification-listener';
+import { PacedJobs } from './paced-jobs';
 import { UnsentJobs } from './unsent-jobs';
 import { WebhookJobsRepository } from './webhook-jobs.repository';
 import type { ClaimedJob } from './webhook-jobs.repository';
@@ -49,6 +50,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly settings: WorkerSettings;
   private readonly policy: AdmissionPolicy;
   private readonly queue: ClaimedJobsQueue;
+  /** Rate-limited subscriptions' jobs, each waiting for its start slot (contract section 11). */
+  private readonly paced: PacedJobs;
   private readonly inFlight: InFlightDeliveries;
   private readonly unsent: UnsentJobs;
   private readonly schedule: ClaimSchedule;
@@ -59,6 +62,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private claiming: Promise<void> | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
+  private paceTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly jobs: WebhookJobsRepository,
@@ -74,6 +78,14 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.queue = new ClaimedJobsQueue(this.policy);
     this.inFlight = new InFlightDeliveries(sender, completions, this.policy, metrics, this.receiverGone);
     this.gone = new GoneReceivers((jobId) => completions.has(jobId));
+    this.paced = new PacedJobs(this.policy);
+    const { queue, paced } = this;
+    // Jobs claimed here and waiting, queued or paced: what the schedule counts as taken room.
+    const waiting = {
+      get length(): number {
+        return queue.length + paced.length;
+      },
+    };
     this.unsent = new UnsentJobs(jobs, this.instanceId);
     this.schedule = new ClaimSchedule(
       {
@@ -82,7 +94,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
         subscriptionLimit: this.policy.subscriptionLimit,
         maxBatch: MAX_CLAIM_BATCH,
       },
-      { inFlight: this.inFlight, queue: this.queue, policy: this.policy },
+      { inFlight: this.inFlight, queue: waiting, policy: this.policy },
     );
   }
 
@@ -97,7 +109,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       jobsWaiting: () => this.claimForWaitingJobs(),
       subscriptionsGone: () => {
         this.goneEpoch++;
-        void this.unsent.dropGone(this.queue, this.refuse);
+        void this.dropGone();
       },
     });
     this.wake(); // jobs left by an earlier run, released at shutdown or whose lease ran out
@@ -162,7 +174,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       const unseen = claimed.jobs.filter((job) => !this.inFlight.has(job.id));
       this.queueClaimed(unseen, sendBy);
       // Read before a subscription went or was deactivated meanwhile: settle its jobs before any starts.
-      if (this.goneEpoch !== epoch && unseen.length > 0) await this.unsent.dropGone(this.queue, this.refuse);
+      if (this.goneEpoch !== epoch && unseen.length > 0) await this.dropGone();
       this.startQueuedJobs();
       this.schedule.claimEnded({
         wanted,
@@ -177,7 +189,16 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private queueClaimed(jobs: ClaimedJob[], sendBy: number): void {
     const refused = jobs.filter((job) => this.gone.refuses(job));
     this.refuse(refused);
-    this.queue.push(refused.length === 0 ? jobs : jobs.filter((job) => !refused.includes(job)), sendBy);
+    const kept = refused.length === 0 ? jobs : jobs.filter((job) => !refused.includes(job));
+    // A rate-limited subscription's jobs start at their slots (PacedJobs), the others when admitted.
+    this.paced.push(
+      kept.filter((job) => job.startInMs !== null),
+      performance.now(),
+    );
+    this.queue.push(
+      kept.filter((job) => job.startInMs === null),
+      sendBy,
+    );
   }
 
   /** A claim failed (the database is unreachable): log once, try again after a delay, not at once. */
@@ -200,28 +221,61 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
    */
   private readonly receiverGone = (job: ClaimedJob) => {
     this.gone.add(job);
-    this.refuse(
-      this.queue.dropWhere(
-        (queued) => queued.subscriptionId === job.subscriptionId && refusedWhenInactive(queued),
-      ),
-    );
+    const refused = (waiting: ClaimedJob) =>
+      waiting.subscriptionId === job.subscriptionId && refusedWhenInactive(waiting);
+    this.refuse([...this.queue.dropWhere(refused), ...this.paced.dropWhere(refused)]);
   };
 
   /** Jobs of an inactive subscription: recorded FAILED, never sent. */
   private readonly refuse = (jobs: ClaimedJob[]) => this.inFlight.refuse(jobs);
 
   /** A delivery finished: its slot goes to the next queued job, or to a claim. */
-  private readonly onFinished = () => {
+  private readonly onFinished = (unsent?: ClaimedJob) => {
+    if (unsent) void this.handBack([unsent]);
     this.startQueuedJobs();
     if (this.schedule.claimsAfterDelivery()) this.claimSoon();
   };
 
-  /** Starts queued jobs the policy admits, oldest first; hands back those that waited too long. */
+  /**
+   * Starts the paced jobs whose slot has come, then queued jobs, oldest first, as the policy admits;
+   * hands back those that waited too long (a paced job's slot is then lost, never moved).
+   */
   private startQueuedJobs(): void {
     if (this.state === 'STARTING' || this.state === 'DRAINING' || this.state === 'STOPPED') return;
+    if (this.paced.length > 0) {
+      const paced = this.paced.take(performance.now(), Date.now());
+      for (const job of paced.start) this.inFlight.start(job, this.onFinished, job.startBy);
+      if (paced.late.length > 0) void this.handBack(paced.late);
+    }
     const { start, expired } = this.queue.take(performance.now(), Date.now());
     for (const job of start) this.inFlight.start(job, this.onFinished);
     if (expired.length > 0) void this.handBack(expired);
+    this.paceSoon();
+  }
+
+  /**
+   * One timer for the paced jobs: their next slot (or tolerance running out), and the moment a
+   * rate-limited subscription claimed here gets its next slots in reach of a claim (no busy loop:
+   * the claim's window skips it until then).
+   */
+  private paceSoon(): void {
+    if (this.paceTimer === undefined && this.paced.idle) return; // unlimited subscriptions only
+    clearTimeout(this.paceTimer);
+    this.paceTimer = undefined;
+    const wake = this.paced.nextWake(performance.now());
+    if (wake === undefined) return;
+    this.paceTimer = setTimeout(() => {
+      this.paceTimer = undefined;
+      const opened = this.paced.slotsOpened(performance.now());
+      this.startQueuedJobs();
+      if (opened) this.claimForWaitingJobs();
+    }, wake - performance.now());
+    this.paceTimer.unref();
+  }
+
+  private async dropGone(): Promise<void> {
+    await this.unsent.dropGone(this.queue, this.refuse);
+    await this.unsent.dropGone(this.paced, this.refuse);
   }
 
   /** Queued jobs that waited too long go back to the outbox, and may be claimed again at once. */
@@ -241,6 +295,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.enter('DRAINING', ['STARTING', 'WAITING', 'CLAIMING', 'PAUSED']);
     clearInterval(this.sweepTimer);
     clearTimeout(this.retryTimer);
+    clearTimeout(this.paceTimer);
     await this.notifications.stop();
     if (started) await this.drainAndRelease();
     await this.sender.close();
@@ -252,6 +307,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const unfinished = await this.inFlight.finish(this.settings.graceMs);
     // Queued jobs were never started: the release below hands them back with the rest.
     this.queue.dropWhere(() => true);
+    this.paced.dropWhere(() => true);
     await this.unsent.releaseAll(unfinished);
   }
 }

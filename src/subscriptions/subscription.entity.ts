@@ -39,6 +39,7 @@ export const RECEIVER_HOST_EXPRESSION = `lower(substring("url" FROM '^[A-Za-z][A
   'CHK_subscriptions_health',
   `"consecutive_failures" >= 0 AND ("failing_since" IS NULL) = ("consecutive_failures" = 0) AND ("last_attempt_at" IS NOT NULL OR ("consecutive_failures" = 0 AND "last_success_at" IS NULL))`,
 )
+@Check('CHK_subscriptions_max_deliveries_per_second', `"max_deliveries_per_second" BETWEEN 1 AND 1000`)
 export class Subscription {
   @PrimaryGeneratedColumn({ type: 'integer', primaryKeyConstraintName: 'PK_subscriptions' })
   id: number;
@@ -111,6 +112,10 @@ export class Subscription {
 
   @Column({ name: 'consecutive_failures', type: 'integer', default: 0 })
   consecutiveFailures: number;
+
+  /** Contract section 11: at most this many deliveries start per second, on all instances; null: no limit. */
+  @Column({ name: 'max_deliveries_per_second', type: 'integer', nullable: true })
+  maxDeliveriesPerSecond: number | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

@@ -15,9 +15,10 @@ export interface TracedJob {
   traceContext: string | null;
 }
 
-/** What came of the attempt: an outcome, or cut off by shutdown. */
+/** What came of the attempt: an outcome, cut off by shutdown, or not sent (its rate slot passed). */
 export type AttemptResult =
   | { interrupted: true }
+  | { tooLate: true }
   | { status: DeliveryStatus; httpStatusCode: number | null; durationMs: number | null };
 
 export interface AttemptSpan {
@@ -60,6 +61,8 @@ export function startAttemptSpan(job: TracedJob): AttemptSpan | undefined {
 function endAttempt(span: Span, result: AttemptResult): void {
   if ('interrupted' in result) {
     span.setAttribute(ATTR.outcome, 'INTERRUPTED');
+  } else if ('tooLate' in result) {
+    span.setAttribute(ATTR.outcome, 'NOT_SENT'); // handed back to the outbox: another attempt follows
   } else {
     span.setAttribute(ATTR.outcome, result.status);
     if (result.httpStatusCode !== null) span.setAttribute(ATTR.httpStatus, result.httpStatusCode);

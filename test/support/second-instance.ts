@@ -9,6 +9,8 @@ import type { TestApp } from './test-app';
 export async function startSecondInstance(
   t: TestApp,
   userCacheTtlMs: number,
+  /** More variables, e.g. NODE_EXTRA_CA_CERTS for a test's HTTPS receivers. */
+  extraEnv: Record<string, string> = {},
 ): Promise<{ instance: ServiceProcess; stop: () => Promise<void> }> {
   const build = await buildService();
   try {
@@ -20,6 +22,7 @@ export async function startSecondInstance(
       RATE_LIMIT_API_PER_MINUTE: '100000',
       RATE_LIMIT_LOGIN_PER_MINUTE: '100000',
       DB_MIGRATE_ON_START: 'false',
+      ...extraEnv,
     });
     return {
       instance,

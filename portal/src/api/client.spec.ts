@@ -130,6 +130,7 @@ describe('toBody: a subscription PUT back', () => {
     description: null,
     events: ['LICENCE_CREATED_SUCCESS'],
     headerName: 'X-Key',
+    maxDeliveriesPerSecond: 20, // left out of the PUT: the service keeps it
     health: {
       status: 'FAILING',
       lastAttemptAt: '2026-11-25T11:00:00.000Z',

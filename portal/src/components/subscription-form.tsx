@@ -26,6 +26,8 @@ interface Draft {
   headerName: string;
   headerChoice: HeaderChoice;
   headerValue: string;
+  /** maxDeliveriesPerSecond as typed; empty: no limit. */
+  rate: string;
 }
 
 interface FieldsProps {
@@ -51,6 +53,7 @@ function toRequest(d: Draft, existing: Subscription | undefined, admin: boolean)
     if (sendsHeaderValue(d, existing)) body.headerValue = d.headerValue;
   }
   if (!existing && admin && d.tenant.trim()) body.tenant = d.tenant.trim();
+  body.maxDeliveriesPerSecond = d.rate.trim() === '' ? null : Number(d.rate);
   return body;
 }
 
@@ -111,7 +114,27 @@ const initialDraft = (existing: Subscription | undefined, tenant: string): Draft
   headerName: existing?.headerName ?? '',
   headerChoice: existing?.headerName ? 'keep' : 'set',
   headerValue: '',
+  rate: existing?.maxDeliveriesPerSecond == null ? '' : String(existing.maxDeliveriesPerSecond),
 });
+
+/** Contract section 11: the browser checks the range before submitting; empty sends null. */
+function RateField({ draft, edit }: FieldsProps) {
+  return (
+    <>
+      <label htmlFor="sub-rate">Most deliveries per second (optional, 1 to 1000; empty: no limit)</label>
+      <input
+        id="sub-rate"
+        type="number"
+        min={1}
+        max={1000}
+        step={1}
+        inputMode="numeric"
+        value={draft.rate}
+        onChange={(e) => edit({ rate: e.target.value })}
+      />
+    </>
+  );
+}
 
 /** Saves the draft (POST or PUT), then opens the subscription's page. */
 function useSave(draft: Draft, existing: Subscription | undefined) {
@@ -205,6 +228,7 @@ export function SubscriptionForm({ existing }: { existing?: Subscription }) {
     <form onSubmit={submit} className="narrow">
       <MainFields draft={draft} edit={edit} existing={existing} />
       <HeaderFields draft={draft} edit={edit} existing={existing} />
+      <RateField draft={draft} edit={edit} existing={existing} />
       <div className="actions">
         <button type="submit" className="primary" disabled={save.isPending || save.isSuccess}>
           {existing ? 'Save changes' : 'Create subscription'}

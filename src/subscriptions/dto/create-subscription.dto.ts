@@ -51,6 +51,21 @@ const NeedsHeaderName = () =>
     },
   });
 
+/** Contract section 11, Delivery rate per subscription. */
+export const MAX_DELIVERIES_PER_SECOND = 1000;
+const RATE_MESSAGE = `maxDeliveriesPerSecond must be an integer from 1 to ${MAX_DELIVERIES_PER_SECOND}, or null`;
+
+/** An integer in range, as JSON gave it: the global pipe never converts, so "5" is refused. */
+const DeliveryRate = () =>
+  ValidateBy({
+    name: 'deliveryRate',
+    validator: {
+      validate: (value: unknown) =>
+        Number.isInteger(value) && (value as number) >= 1 && (value as number) <= MAX_DELIVERIES_PER_SECOND,
+      defaultMessage: () => RATE_MESSAGE,
+    },
+  });
+
 /**
  * Body of POST and PUT /webhooks/subscriptions (PUT replaces, with the same rules). Types are
  * strict: the global pipe never converts, so "true" is not a boolean and 5 is not a string.
@@ -187,4 +202,19 @@ export class CreateSubscriptionDto extends ReadOnlyResourceFields {
   })
   @NeedsHeaderName()
   headerValue?: string | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: 1,
+    maximum: MAX_DELIVERIES_PER_SECOND,
+    description:
+      'At most this many deliveries to this subscription start in any one-second window, across ' +
+      'all instances together; what waits stays queued, never FAILED for waiting. null: no limit ' +
+      '(the default on create). Left out on PUT: unchanged.',
+    example: 20,
+  })
+  @IsOptional()
+  @DeliveryRate()
+  maxDeliveriesPerSecond?: number | null;
 }

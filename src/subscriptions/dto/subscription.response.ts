@@ -84,6 +84,15 @@ export class SubscriptionResponse {
     example: 'X-Webhook-Secret',
   })
   headerName: string | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    minimum: 1,
+    maximum: 1000,
+    description: 'At most this many deliveries start per second, across all instances (null: no limit)',
+    example: null,
+  })
+  maxDeliveriesPerSecond: number | null;
   @ApiProperty({ type: SubscriptionHealth, description: 'What its recorded attempts say of its receiver' })
   health: SubscriptionHealth;
   @ApiDateTime('When it was created (assigned)')
@@ -103,6 +112,7 @@ export function toSubscriptionResponse(subscription: SubscriptionRecord): Subscr
     description: subscription.description ?? null,
     events: subscription.events,
     headerName: subscription.headerName ?? null,
+    maxDeliveriesPerSecond: subscription.maxDeliveriesPerSecond ?? null,
     health: toSubscriptionHealth(subscription),
     createdAt: subscription.createdAt.toISOString(),
     updatedAt: subscription.updatedAt.toISOString(),
