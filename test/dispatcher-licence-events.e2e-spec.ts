@@ -111,6 +111,9 @@ describe('POST /admin/licence-events', () => {
     ['an unknown status', withLicence({ status: 'ACTIVE' }), ['licence.status']],
     ['a formatted phone number', withLicence({ phoneNumber: '(11) 98765-4321' }), ['licence.phoneNumber']],
     ['a bad e-mail', withLicence({ email: 'not-an-email' }), ['licence.email']],
+    // isEmail takes these; JSON Schema's `email` format (what receivers validate with) does not.
+    ['a non-ASCII e-mail', withLicence({ email: 'müller@example.com' }), ['licence.email']],
+    ['a quoted e-mail', withLicence({ email: '"a b"@example.com' }), ['licence.email']],
     ['an empty code', withLicence({ code: '' }), ['licence.code']],
     ['a 256-character name', withLicence({ name: 'n'.repeat(256) }), ['licence.name']],
     // 255 letters and a variation selector: 256 characters (class-validator's length leaves it out).

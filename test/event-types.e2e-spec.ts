@@ -1,5 +1,5 @@
 import Ajv2020, { ValidateFunction } from 'ajv/dist/2020';
-import { isEmail } from 'class-validator';
+import addFormats from 'ajv-formats';
 import { UserRole, WebhookEvent } from '../src/common/reference/enums';
 import { ISO_DATE_TIME } from '../src/common/reference/formats';
 import { createSubscription, licence, startDispatcherApp } from './support/dispatcher';
@@ -18,17 +18,15 @@ const CONSTRAINTS = ['type', 'enum', 'format', 'pattern', 'minLength', 'maxLengt
 
 /**
  * Ajv's JSON Schema 2020-12 build in strict mode (unknown keywords, formats or types are compile
- * errors), asserting the two formats with the service's own rules (contract section 7).
+ * errors), with ajv-formats' `email` and `date-time` in full mode, as a receiver would validate, and
+ * the spec's own timestamp shape on top (contract section 7).
  */
 function strictAjv(): Ajv2020 {
-  return new Ajv2020({
-    strict: true,
-    allErrors: true,
-    formats: {
-      'date-time': (text: string) => ISO_DATE_TIME.test(text) && !Number.isNaN(Date.parse(text)),
-      email: (text: string) => isEmail(text),
-    },
-  });
+  const ajv = new Ajv2020({ strict: true, allErrors: true });
+  addFormats(ajv, { mode: 'full', formats: ['email'] });
+  const { validate } = addFormats.get('date-time', 'full') as { validate: (text: string) => boolean };
+  ajv.addFormat('date-time', (text: string) => ISO_DATE_TIME.test(text) && validate(text));
+  return ajv;
 }
 
 /** `$ref` of an OpenAPI property: direct, or the `allOf: [$ref]` @nestjs/swagger writes beside a description. */

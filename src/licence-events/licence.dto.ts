@@ -1,7 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { IsEmail, IsEnum, IsInt, IsNumber, IsString, Max, Min } from 'class-validator';
+import { IsEmail, IsEnum, IsInt, IsNumber, IsString, Matches, Max, Min } from 'class-validator';
 import { Chars, MaxChars } from '../common/validation/text-rules';
-import { PHONE_NUMBER } from '../common/reference/formats';
+import { PHONE_NUMBER, SCHEMA_EMAIL } from '../common/reference/formats';
 import { LicenceStatus, MAX_STRING_LENGTH } from '../common/reference/enums';
 import { IsPhoneNumber } from '../common/reference/validators';
 import type { LicenceErrorPayload, LicencePayload } from './licence-payloads';
@@ -57,6 +57,7 @@ export class LicenceDto implements LicencePayload {
     example: 'maria@example.com',
   })
   @IsEmail({}, { message: 'email must be an e-mail address' })
+  @Matches(SCHEMA_EMAIL, { message: 'email must be an ASCII e-mail address (JSON Schema format email)' })
   @MaxChars(MAX_STRING_LENGTH)
   email: string;
 

@@ -2,6 +2,13 @@
 
 /** YYYY-MM-DDTHH:mm:ss.sssZ, UTC. */
 export const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+/**
+ * An e-mail address as JSON Schema's `email` format reads it (RFC 5321: ASCII, dot-atom local part),
+ * the regex of ajv-formats' full mode, which receivers validate delivered bodies with: a licence's
+ * e-mail must pass it as well as isEmail, so every delivered body is valid against its catalogue schema.
+ */
+export const SCHEMA_EMAIL =
+  /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 /** Country code with plus sign. */
 export const PHONE_NUMBER_CODE = /^\+\d{1,3}$/;
 /** Area code plus number, digits only. */
