@@ -17,6 +17,7 @@ import { IdempotentPublish1764700000000 } from './1764700000000-IdempotentPublis
 import { SubscriptionHealth1764800000000 } from './1764800000000-SubscriptionHealth';
 import { SubscriptionDeliveryRate1764800100000 } from './1764800100000-SubscriptionDeliveryRate';
 import { EventTraceContext1764800200000 } from './1764800200000-EventTraceContext';
+import { TypeormMetadata1764800300000 } from './1764800300000-TypeormMetadata';
 
 /** Every migration, in order. `npm run migration:generate` writes a file here: add its class below. */
 export const migrations = [
@@ -39,4 +40,5 @@ export const migrations = [
   SubscriptionHealth1764800000000,
   SubscriptionDeliveryRate1764800100000,
   EventTraceContext1764800200000,
+  TypeormMetadata1764800300000,
 ];

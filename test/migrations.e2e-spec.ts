@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { migrations } from '../migrations/index';
 import { dataSourceOptions } from '../src/database/data-source.options';
 import { runMigrations } from '../src/database/migrate';
+import { RECEIVER_HOST_EXPRESSION } from '../src/subscriptions/subscription.entity';
 import { adminQuery, ADMIN_URL_ENV, RUN_PREFIX_ENV, withDatabase } from './support/database';
 
 const SUBSCRIPTION_INDEXES = [
@@ -204,6 +205,23 @@ describe('migrations', () => {
         // And applies again after the revert.
         await expect(runMigrations(ds)).resolves.toEqual(['CreateSubscriptions1763700100000']);
         await expectSubscriptionsSchema(ds, false);
+      });
+    });
+  });
+
+  it("TypeormMetadata makes TypeORM's table with receiver_host's expression, and reverts", async () => {
+    const expression = `SELECT "value" FROM typeorm_metadata WHERE "type" = 'GENERATED_COLUMN'
+      AND "database" = current_database() AND "schema" = 'public' AND "table" = 'subscriptions'
+      AND "name" = 'receiver_host'`;
+    await withEmptyDatabase(async (url) => {
+      // Without entities, as migration:run may be: nothing but the migration makes the table.
+      await withDataSource(url, undefined, async (ds) => {
+        await runMigrations(ds);
+        await expect(ds.query(expression)).resolves.toEqual([{ value: RECEIVER_HOST_EXPRESSION }]);
+        await ds.undoLastMigration({ transaction: 'each' });
+        expect(await tables(ds)).not.toContain('typeorm_metadata');
+        await expect(runMigrations(ds)).resolves.toEqual(['TypeormMetadata1764800300000']);
+        await expect(ds.query(expression)).resolves.toEqual([{ value: RECEIVER_HOST_EXPRESSION }]);
       });
     });
   });

@@ -7,6 +7,7 @@ import { LicenceEventsController } from './licence-events.controller';
 import { NotificationListener } from './notification-listener';
 import { PendingJobsGauges } from './pending-jobs.gauges';
 import { EnqueueWebhooksListener } from './listeners/enqueue-webhooks.listener';
+import { WebhookEventsRepository } from './webhook-events.repository';
 import { WebhookJobsRepository } from './webhook-jobs.repository';
 import { WebhookOutbox } from './webhook-outbox.service';
 import { DELIVERY_THREAD_SCRIPT, defaultDeliveryThreadScript } from './delivery-thread.script';
@@ -28,6 +29,7 @@ import { WebhookWorker } from './webhook-worker.service';
     SecretBox,
     { provide: WEBHOOK_TLS_OPTIONS, useValue: defaultWebhookTlsOptions },
     { provide: DELIVERY_THREAD_SCRIPT, useValue: defaultDeliveryThreadScript },
+    WebhookEventsRepository,
     WebhookOutbox,
     LicenceEventPublisher,
     EnqueueWebhooksListener,

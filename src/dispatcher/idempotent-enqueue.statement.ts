@@ -15,7 +15,7 @@ export interface KeyedEvent {
 }
 
 /**
- * ENQUEUE_SQL (webhook-outbox.service.ts) with an idempotency key: the event row carries the key,
+ * ENQUEUE_SQL (webhook-events.repository.ts) with an idempotency key: the event row carries the key,
  * the body's hash and the matched count, and ON CONFLICT on UQ_webhook_events_tenant_idempotency_key
  * writes no event and no job when the tenant's key is taken. The subscriptions are locked and
  * counted first so the count stored with the event is the number of jobs written. A conflict with a

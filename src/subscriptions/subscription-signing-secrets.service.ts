@@ -18,7 +18,7 @@ import { subscriptionNotFound, visibleTo } from './subscription-visibility';
 export class SubscriptionSigningSecrets {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly statements: SubscriptionsRepository,
+    private readonly subscriptions: SubscriptionsRepository,
     private readonly secretBox: SecretBox,
     private readonly config: ConfigService<AppConfig, true>,
   ) {}
@@ -31,13 +31,10 @@ export class SubscriptionSigningSecrets {
    */
   async current(user: AuthenticatedUser, id: number): Promise<string> {
     const where = visibleTo(user).add((p) => `id = ${p}`, id);
-    const [row] = await this.statements.query<{ encrypted: string | null }>(
-      `SELECT signing_secret_encrypted AS encrypted FROM subscriptions ${where.where}`,
-      where.params,
-    );
+    const row = await this.subscriptions.signingSecret(where);
     if (!row) return this.notFound(id);
     if (row.encrypted !== null) return this.opened(id, row.encrypted);
-    const filled = await this.statements.fillSigningSecret(
+    const filled = await this.subscriptions.fillSigningSecret(
       id,
       this.secretBox.seal(generateSigningSecret(), sealedIn.signingSecret(id)),
     );
@@ -59,22 +56,12 @@ export class SubscriptionSigningSecrets {
     const where = visibleTo(user).add((p) => `id = ${p}`, id);
     return this.dataSource.transaction(async (manager) => {
       // Locked: the secret sealed again as the previous one is the one replaced.
-      const [row] = (await manager.query(
-        `SELECT signing_secret_encrypted AS encrypted FROM subscriptions ${where.where} FOR UPDATE`,
-        where.params,
-      )) as Array<{ encrypted: string | null }>;
+      const runner = manager.queryRunner!;
+      const row = await this.subscriptions.signingSecretForUpdate(runner, where);
       if (!row) return this.notFound(id);
       const previous = row.encrypted === null ? null : this.sealedAsPrevious(id, row.encrypted);
-      const [[{ until }]] = (await manager.query(
-        `UPDATE subscriptions SET
-           previous_signing_secret_encrypted = $2::text,
-           previous_signing_secret_until = CASE WHEN $2::text IS NOT NULL
-             THEN now() + $3 * interval '1 millisecond' END,
-           signing_secret_encrypted = $4
-         WHERE id = $1
-         RETURNING previous_signing_secret_until AS until`,
-        [id, previous, overlapMs, this.secretBox.seal(key, sealedIn.signingSecret(id))],
-      )) as [Array<{ until: Date | null }>, number]; // UPDATE: TypeORM answers [rows, count]
+      const sealed = this.secretBox.seal(key, sealedIn.signingSecret(id));
+      const until = await this.subscriptions.rotateSigningSecret(runner, id, sealed, previous, overlapMs);
       return { key, previousKeyExpiresAt: until };
     });
   }
@@ -87,12 +74,12 @@ export class SubscriptionSigningSecrets {
   async fillMissing(batch = 500): Promise<number> {
     let filled = 0;
     for (;;) {
-      const ids = await this.statements.withoutSigningSecret(batch);
+      const ids = await this.subscriptions.withoutSigningSecret(batch);
       if (ids.length === 0) return filled;
       const secrets = ids.map((id) =>
         this.secretBox.seal(generateSigningSecret(), sealedIn.signingSecret(id)),
       );
-      filled += await this.statements.fillSigningSecrets(ids, secrets);
+      filled += await this.subscriptions.fillSigningSecrets(ids, secrets);
     }
   }
 
