@@ -293,6 +293,8 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
     await section.getByText('Failing (2 failed attempts in a row)').waitFor();
     const failingSince = health.failingSince.replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC');
     expect(await section.locator('dt:text("Failing since") + dd').textContent()).toBe(failingSince);
+    await mkdir(screenshots, { recursive: true });
+    await page.screenshot({ path: join(screenshots, 'portal-health.png'), fullPage: true });
     const recovers: string[] = [];
     page.on('request', (r) => r.url().endsWith('/recover') && recovers.push(r.postData() ?? ''));
     await section.getByRole('button', { name: 'Recover everything since it started failing' }).click();
