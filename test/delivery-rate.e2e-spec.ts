@@ -7,6 +7,7 @@ import {
   waitForDeliveries,
 } from './support/dispatcher';
 import { Receiver } from './support/receiver';
+import { ReceiverProcess } from './support/receiver-process';
 import { startSecondInstance } from './support/second-instance';
 import type { ServiceProcess } from './support/service-process';
 import { testCa } from './support/test-ca';
@@ -37,7 +38,7 @@ describe('Delivery rate per subscription (contract section 11)', () => {
   let admin: TestUser;
   let other: ServiceProcess | undefined;
   let stopOther: (() => Promise<void>) | undefined;
-  const receivers: Receiver[] = [];
+  const receivers: Array<Receiver | ReceiverProcess> = [];
 
   beforeAll(async () => {
     t = await startDispatcherApp({ WEBHOOK_CONCURRENCY: '16' });
@@ -123,7 +124,9 @@ describe('Delivery rate per subscription (contract section 11)', () => {
 
   it(`holds ${LIMIT}/s across two instances while an unlimited subscription of the tenant gets its events at full speed`, async () => {
     const tenant = uniq('tenant');
-    const limitedReceiver = await Receiver.start(testCa().server, { status: 200 });
+    // The limited one in a process of its own: stamps taken in this busy process (which runs the
+    // first instance too) can be delayed and bunched by its event loop.
+    const limitedReceiver = await ReceiverProcess.start(testCa().server);
     const freeReceiver = await Receiver.start(testCa().server, { status: 200 });
     receivers.push(limitedReceiver, freeReceiver);
     const limited = (
@@ -165,15 +168,16 @@ describe('Delivery rate per subscription (contract section 11)', () => {
 
     await freeReceiver.waitFor(EVENTS, 20_000);
     const freeDone = Date.now();
-    const limitedSoFar = limitedReceiver.receipts.length;
-    await limitedReceiver.waitFor(EVENTS, 30_000);
-    const times = limitedReceiver.receipts.map((r) => r.receivedAt);
+    const limitedSoFar = (await limitedReceiver.arrivals()).length;
+    const times = await limitedReceiver.waitFor(EVENTS, 30_000);
 
     // At most LIMIT arrivals in any one-second window (the message lists them all if not).
     const t0 = Math.min(...times);
     const most = mostInOneSecond(times);
     if (most > LIMIT)
-      throw new Error(`${most} arrivals in one second; ms from the first: ${times.map((at) => at - t0)}`);
+      throw new Error(
+        `${most} arrivals in one second; ms from the first: ${times.map((at) => (at - t0).toFixed(1))}`,
+      );
     expect(most).toBeGreaterThanOrEqual(LIMIT - 1); // and the rate is used (slots 1.25 s / 5 apart)
     // 40 at 5/s take about 8 s; the unlimited ones were all there before half of those.
     expect(limitedSoFar).toBeLessThan(EVENTS / 2);

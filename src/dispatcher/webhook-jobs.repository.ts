@@ -43,6 +43,9 @@ export interface ClaimedJob {
   nextSlotInMs: number | null;
 }
 
+/** A row of the claim: a job, or only the counts (id null) when it took none. */
+type ClaimRow = ClaimedJob & { candidates: number; limitedCandidates: number };
+
 export interface CurrentSubscription {
   tenant: string;
   active: boolean;
@@ -118,6 +121,17 @@ const TAKE_SLOTS = `slots AS (
     RETURNING sl.subscription_id, sl.next_slot_at, sl.granted, sl.spacing_ms
   )`;
 
+/** The paced claim's admission: unlimited picks, and limited ones up to the slots they were granted. */
+const ADMIT_BY_SLOTS = `${TAKE_SLOTS}, admitted AS (
+    -- A limited subscription's picks are a prefix of its jobs (subscription_rank 1, 2, …): the k-th
+    -- gets the k-th slot taken; those beyond what was granted stay for a later claim.
+    SELECT p.id, sl.next_slot_at - (sl.granted - p.subscription_rank + 1) * sl.spacing_ms * interval '1 millisecond'
+        AS start_at, sl.next_slot_at
+    FROM picked p
+    LEFT JOIN slots sl ON sl.subscription_id = p.subscription_id
+    WHERE p.per_second IS NULL OR p.subscription_rank <= sl.granted
+  )`;
+
 /**
  * Leases due jobs: not leased, or leased by an instance whose lease ran out (a crash). Oldest first
  * among owners with room (AdmissionPolicy.claimLimits: subscriptions, hosts and tenants at their
@@ -129,8 +143,17 @@ const TAKE_SLOTS = `slots AS (
  * they are read through the primary key (a join made the planner hash the whole table). It reads
  * `subscriptions` (the Subscriptions module's) for the tenant, URL and receiver host: a second round
  * trip per claim otherwise.
+ *
+ * Two forms: `paced` takes rate-limited subscriptions' slots (TAKE_SLOTS); the other has no such
+ * step and picks unlimited subscriptions' jobs only, so while no limited subscription has due jobs a
+ * claim opens, locks and writes nothing of subscription_delivery_slots (a data-modifying CTE always
+ * runs, even with no rows). Each answers how many candidates were limited ones, in a row of its own
+ * when it took nothing: the next claim is the paced form when there were some (the unpaced one then
+ * took fewer than its candidates, so the worker claims again at once).
  */
-const CLAIM_SQL = `
+function claimSql(paced: boolean): string {
+  const admitted = paced ? ADMIT_BY_SLOTS : `admitted AS (SELECT p.id FROM picked p)`;
+  return `
   WITH candidates AS MATERIALIZED (
     SELECT j.id, j.subscription_id, s.tenant, s.receiver_host AS host,
       s.max_deliveries_per_second AS per_second
@@ -157,18 +180,10 @@ const CLAIM_SQL = `
     LEFT JOIN unnest($12::text[], $13::int[]) AS tr(tenant, free) ON tr.tenant = r.tenant
     WHERE r.subscription_rank <= COALESCE(sr.free, $8)
       AND r.host_rank <= COALESCE(hr.free, $11)
-      AND r.tenant_rank <= COALESCE(tr.free, $14)
+      AND r.tenant_rank <= COALESCE(tr.free, $14)${paced ? '' : '\n      AND r.per_second IS NULL'}
     ORDER BY r.id
     LIMIT $16
-  ), ${TAKE_SLOTS}, admitted AS (
-    -- A limited subscription's picks are a prefix of its jobs (subscription_rank 1, 2, …): the k-th
-    -- gets the k-th slot taken; those beyond what was granted stay for a later claim.
-    SELECT p.id, sl.next_slot_at - (sl.granted - p.subscription_rank + 1) * sl.spacing_ms * interval '1 millisecond'
-        AS start_at, sl.next_slot_at
-    FROM picked p
-    LEFT JOIN slots sl ON sl.subscription_id = p.subscription_id
-    WHERE p.per_second IS NULL OR p.subscription_rank <= sl.granted
-  ), locked AS (
+  ), ${admitted}, locked AS (
     SELECT j.id FROM webhook_jobs j
     WHERE j.id = ANY (ARRAY(SELECT id FROM admitted)) AND (j.lease_until IS NULL OR j.lease_until < now())
     FOR UPDATE SKIP LOCKED
@@ -177,6 +192,8 @@ const CLAIM_SQL = `
     SET lease_until = now() + $1 * interval '1 millisecond', leased_by = $2, attempts = j.attempts + 1
     WHERE j.id = ANY (ARRAY(SELECT id FROM locked))
     RETURNING j.id, j.event_id, j.subscription_id, j.trigger, j.created_at
+  ), seen AS (
+    SELECT count(*)::int AS candidates, count(per_second)::int AS limited FROM candidates
   )
   SELECT c.id, c.event_id AS "eventId", c.subscription_id AS "subscriptionId",
     e.event_type AS "eventType", e.tenant, e.payload::text AS payload, s.url, s.header_name AS "headerName",
@@ -184,12 +201,18 @@ const CLAIM_SQL = `
     s.signing_secret_encrypted AS "signingSecretEncrypted",
     CASE WHEN s.previous_signing_secret_until > now() THEN s.previous_signing_secret_encrypted END
       AS "previousSigningSecretEncrypted",
-    c.trigger, s.active, e.trace_context AS "traceContext", (SELECT count(*) FROM candidates)::int AS candidates,
-    ${PACED('a.start_at')} AS "startInMs", ${PACED('a.next_slot_at')} AS "nextSlotInMs"
-  FROM claimed c
-  JOIN webhook_events e ON e.id = c.event_id
-  JOIN subscriptions s ON s.id = c.subscription_id
+    c.trigger, s.active, e.trace_context AS "traceContext", seen.candidates, seen.limited AS "limitedCandidates",
+    ${paced ? PACED('a.start_at') : 'NULL::float8'} AS "startInMs",
+    ${paced ? PACED('a.next_slot_at') : 'NULL::float8'} AS "nextSlotInMs"
+  FROM seen
+  LEFT JOIN (claimed c
+    JOIN webhook_events e ON e.id = c.event_id
+    JOIN subscriptions s ON s.id = c.subscription_id) ON true
   ORDER BY c.id`;
+}
+
+const CLAIM_PACED_SQL = claimSql(true);
+const CLAIM_UNPACED_SQL = claimSql(false);
 
 /** Finished jobs whose every record PostgreSQL refuses leave the outbox without one (CompletionWriter). */
 const DROP_FINISHED_SQL = `DELETE FROM webhook_jobs WHERE id = ANY ($1::bigint[])`;
@@ -214,11 +237,15 @@ export class WebhookJobsRepository {
     private readonly claimConnection: ClaimConnection,
   ) {}
 
+  /** The last claim saw rate-limited subscriptions' jobs: the next takes slots (claimSql). */
+  private paced = false;
+
   async claimDue({ leaseMs, instanceId, limits, wanted }: ClaimRequest): Promise<ClaimResult> {
     const { subscriptions: s, hosts: h, tenants: t } = limits;
-    const rows = await this.claimConnection.query<ClaimedJob & { candidates: number }>(
-      'webhook_claim',
-      CLAIM_SQL,
+    const paced = this.paced;
+    const rows = await this.claimConnection.query<ClaimRow>(
+      paced ? 'webhook_claim_paced' : 'webhook_claim',
+      paced ? CLAIM_PACED_SQL : CLAIM_UNPACED_SQL,
       [
         leaseMs,
         instanceId,
@@ -238,7 +265,9 @@ export class WebhookJobsRepository {
         wanted,
       ],
     );
-    return { jobs: rows, candidates: rows[0]?.candidates ?? 0 };
+    // One row at least: the counts, with no job when it took none.
+    this.paced = rows[0].limitedCandidates > 0;
+    return { jobs: rows[0].id === null ? [] : rows, candidates: rows[0].candidates };
   }
 
   async dropFinished(ids: string[]): Promise<void> {
