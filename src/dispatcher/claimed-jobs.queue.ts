@@ -10,6 +10,26 @@ interface QueuedJob extends ClaimedJob {
  * Jobs claimed ahead of free slots, oldest first. Every job in here is held in the policy's counts
  * (AdmissionPolicy.held) until it starts or leaves unsent.
  */
+/**
+ * Splits waiting jobs into those kept and those `gone` picks, giving the dropped ones' places in the
+ * policy's counts back (they were counted as started when claimed): the queue's and PacedJobs' drop.
+ */
+export function releaseWhere<T extends ClaimedJob>(
+  jobs: T[],
+  gone: (job: ClaimedJob) => boolean,
+  policy: AdmissionPolicy,
+): { kept: T[]; dropped: T[] } {
+  const kept: T[] = [];
+  const dropped: T[] = [];
+  for (const job of jobs) {
+    if (gone(job)) {
+      policy.released(job);
+      dropped.push(job);
+    } else kept.push(job);
+  }
+  return { kept, dropped };
+}
+
 export class ClaimedJobsQueue {
   /**
    * A claimed job waits here at most this long for a slot. One that waited longer is released
@@ -69,13 +89,8 @@ export class ClaimedJobsQueue {
 
   /** Takes out, unsent, the jobs `gone` picks, and returns them. */
   dropWhere(gone: (job: ClaimedJob) => boolean): ClaimedJob[] {
-    const dropped: ClaimedJob[] = [];
-    this.jobs = this.jobs.filter((job) => {
-      if (!gone(job)) return true;
-      this.policy.released(job);
-      dropped.push(job);
-      return false;
-    });
+    const { kept, dropped } = releaseWhere(this.jobs, gone, this.policy);
+    this.jobs = kept;
     return dropped;
   }
 }

@@ -1,4 +1,5 @@
 import type { AdmissionPolicy } from './admission-policy';
+import { releaseWhere } from './claimed-jobs.queue';
 import { SLOT_HORIZON_MS, START_TOLERANCE_MS } from './delivery-pacing';
 import type { ClaimedJob } from './webhook-jobs.repository';
 
@@ -92,13 +93,8 @@ export class PacedJobs {
 
   /** Drops, unsent, the jobs `gone` picks. */
   dropWhere(gone: (job: ClaimedJob) => boolean): ClaimedJob[] {
-    const dropped: ClaimedJob[] = [];
-    this.jobs = this.jobs.filter((job) => {
-      if (!gone(job)) return true;
-      this.policy.released(job);
-      dropped.push(job);
-      return false;
-    });
+    const { kept, dropped } = releaseWhere(this.jobs, gone, this.policy);
+    this.jobs = kept;
     return dropped;
   }
 }
