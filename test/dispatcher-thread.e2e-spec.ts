@@ -9,9 +9,14 @@ import { Receiver } from './support/receiver';
 import { testCa } from './support/test-ca';
 import { TestApp, uniq } from './support/test-app';
 
-/** The delivery thread of a running app (private: only this spec reaches into it). */
-const threadOf = (t: TestApp) =>
-  (t.app.get(WebhookSender) as unknown as { thread: Worker | undefined }).thread;
+interface ThreadHandle {
+  thread: Worker | undefined;
+  send(...args: unknown[]): Promise<unknown>;
+}
+/** The delivery threads of a running app (private: only this spec reaches into them). */
+const handlesOf = (t: TestApp) =>
+  (t.app.get(WebhookSender) as unknown as { threads: ThreadHandle[] }).threads;
+const threadOf = (t: TestApp) => handlesOf(t)[0].thread;
 
 describe('Dispatcher: the delivery thread', () => {
   const receivers: Receiver[] = [];
@@ -64,5 +69,41 @@ describe('Dispatcher: the delivery thread', () => {
       await t.close();
     }
     expect(threadOf(t)).toBeUndefined(); // closed with the app
+  });
+
+  it('with WEBHOOK_DELIVERY_THREADS=2, a burst goes out through both threads, each delivery recorded once', async () => {
+    const t = await startDispatcherApp({ WEBHOOK_DELIVERY_THREADS: '2' });
+    try {
+      const hook = await Receiver.start(testCa().server, { status: 200 });
+      receivers.push(hook);
+      const tenant = uniq('tenant');
+      const subs = [];
+      for (let i = 0; i < 10; i++)
+        subs.push(await createSubscription(t, { tenant, url: hook.url(`/s${i}`) }));
+      const handles = handlesOf(t);
+      expect(handles).toHaveLength(2);
+      expect(handles[0].thread!.threadId).not.toBe(handles[1].thread!.threadId);
+      const sends = handles.map((handle) => {
+        const counted = { n: 0 };
+        const send = handle.send.bind(handle);
+        handle.send = (...args) => (counted.n++, send(...args));
+        return counted;
+      });
+
+      for (let i = 0; i < 3; i++) await publish(t, tenant);
+      await hook.waitFor(30);
+      for (const sub of subs) {
+        const records = await waitForDeliveries(t.dataSource, sub.id, 3, 10_000);
+        expect(records.map((r) => r.status)).toEqual(['SUCCESS', 'SUCCESS', 'SUCCESS']);
+      }
+      expect(sends[0].n + sends[1].n).toBe(30);
+      expect(sends[0].n).toBeGreaterThan(0);
+      expect(sends[1].n).toBeGreaterThan(0);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(hook.receipts).toHaveLength(30); // nothing sent twice
+    } finally {
+      await t.close();
+    }
+    expect(handlesOf(t).map((h) => h.thread)).toEqual([undefined, undefined]);
   });
 });

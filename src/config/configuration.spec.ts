@@ -57,6 +57,7 @@ describe('loadConfig (contract section 1)', () => {
     expect(config.webhook).toEqual({
       timeoutMs: 30_000,
       concurrency: 64,
+      deliveryThreads: 1,
       allowPrivateNetworks: false,
       proxyUrl: undefined,
       secretOverlapMs: 86_400_000,
@@ -96,6 +97,7 @@ describe('loadConfig (contract section 1)', () => {
       SUBSCRIPTIONS_PER_TENANT_MAX: '5',
       WEBHOOK_TIMEOUT_MS: '1000',
       WEBHOOK_CONCURRENCY: '8',
+      WEBHOOK_DELIVERY_THREADS: '3',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_PROXY_URL: 'http://proxy:3128',
       WEBHOOK_SECRET_OVERLAP_MS: '0',
@@ -130,6 +132,7 @@ describe('loadConfig (contract section 1)', () => {
     expect(config.webhook).toEqual({
       timeoutMs: 1000,
       concurrency: 8,
+      deliveryThreads: 3,
       allowPrivateNetworks: true,
       proxyUrl: 'http://proxy:3128',
       secretOverlapMs: 0,

@@ -40,6 +40,8 @@ export interface AppConfig {
   webhook: {
     timeoutMs: number;
     concurrency: number;
+    /** Threads that make the POSTs (each its own event loop, V8 heap and keep-alive connections). */
+    deliveryThreads: number;
     allowPrivateNetworks: boolean;
     proxyUrl: string | undefined;
     /** How long the previous signing secret keeps signing after a rotation (contract section 9). */
@@ -245,6 +247,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Loaded
       webhook: {
         timeoutMs: vars.WEBHOOK_TIMEOUT_MS ?? 30_000,
         concurrency: vars.WEBHOOK_CONCURRENCY ?? 64,
+        deliveryThreads: vars.WEBHOOK_DELIVERY_THREADS ?? 1,
         allowPrivateNetworks: vars.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? false,
         proxyUrl: vars.WEBHOOK_PROXY_URL,
         secretOverlapMs: vars.WEBHOOK_SECRET_OVERLAP_MS ?? 86_400_000,

@@ -152,6 +152,7 @@ export class EnvironmentVariables {
 
   @IsOptional() @Transform(toInt) @IsInt(INT) @Min(100) @Max(600000) WEBHOOK_TIMEOUT_MS?: number;
   @IsOptional() @Transform(toInt) @IsInt(INT) @Min(1) @Max(4096) WEBHOOK_CONCURRENCY?: number;
+  @IsOptional() @Transform(toInt) @IsInt(INT) @Min(1) @Max(16) WEBHOOK_DELIVERY_THREADS?: number;
   @IsOptional() @Transform(toBool) @IsIn([true, false], BOOL) WEBHOOK_ALLOW_PRIVATE_NETWORKS?: boolean;
   @IsOptional()
   @IsConnectionUrl({ what: 'an http:// or https:// URL', schemes: ['http', 'https'] })
@@ -224,6 +225,7 @@ class EnvironmentVariablesKeys implements Record<keyof EnvironmentVariables, tru
   BOOTSTRAP_ADMIN_TENANT = true as const;
   WEBHOOK_TIMEOUT_MS = true as const;
   WEBHOOK_CONCURRENCY = true as const;
+  WEBHOOK_DELIVERY_THREADS = true as const;
   WEBHOOK_ALLOW_PRIVATE_NETWORKS = true as const;
   WEBHOOK_PROXY_URL = true as const;
   WEBHOOK_SECRET_OVERLAP_MS = true as const;

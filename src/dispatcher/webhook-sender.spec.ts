@@ -10,26 +10,31 @@ import type { AppConfig } from '../config/configuration';
 import { WebhookSender } from './webhook-sender.service';
 
 /**
- * WebhookSender with a stand-in delivery thread: it answers every send with HTTP 200, and it
- * fails to start (throws) while `flag` exists. The real thread is covered by the e2e specs.
+ * WebhookSender with stand-in delivery threads: each answers every send with HTTP 200 and its
+ * thread id as the response body, and fails to start (throws) as `flag` says. The real thread is
+ * covered by the e2e specs.
  */
-function senderWith(flag: string): WebhookSender {
+function senderWith(flag: string, deliveryThreads = 1): WebhookSender {
   const script = `
-    const { parentPort } = require('node:worker_threads');
-    if (require('node:fs').existsSync(${JSON.stringify(flag)})) throw new Error('cannot start');
+    const { parentPort, threadId } = require('node:worker_threads');
+    const fs = require('node:fs');
+    // The flag's text: empty, every thread fails to start; '0' or '1', those whose id has that parity.
+    const flag = fs.existsSync(${JSON.stringify(flag)}) ? fs.readFileSync(${JSON.stringify(flag)}, 'utf8') : undefined;
+    if (flag === '' || Number(flag) === threadId % 2) throw new Error('cannot start');
     parentPort.on('message', (command) => {
       if (command.type === 'send')
         parentPort.postMessage({
           type: 'results',
           results: command.jobs.map(({ id }) => ({
             id, status: 'SUCCESS', httpStatusCode: 200, errorMessage: null, sentAt: 0,
+            responseBody: String(threadId),
           })),
         });
       if (command.type === 'close') parentPort.close();
     });
     parentPort.postMessage({ type: 'ready' });`;
   const settings: Partial<AppConfig> = {
-    webhook: { timeoutMs: 1000, allowPrivateNetworks: false } as AppConfig['webhook'],
+    webhook: { timeoutMs: 1000, allowPrivateNetworks: false, deliveryThreads } as AppConfig['webhook'],
     app: { version: 'test' } as AppConfig['app'],
   };
   const config = {
@@ -38,7 +43,9 @@ function senderWith(flag: string): WebhookSender {
   return new WebhookSender(config, SecretBox.withKey(randomBytes(32)), {}, { filename: script, eval: true });
 }
 
-const threadOf = (sender: WebhookSender) => (sender as unknown as { thread: Worker | undefined }).thread;
+const threadsOf = (sender: WebhookSender) =>
+  (sender as unknown as { threads: Array<{ thread: Worker | undefined }> }).threads.map((t) => t.thread);
+const threadOf = (sender: WebhookSender) => threadsOf(sender)[0];
 const job = {
   eventId: '1',
   subscriptionId: 1,
@@ -107,5 +114,31 @@ describe('WebhookSender: starting and restarting the delivery thread', () => {
     const waiting = sender.send(job);
     await sender.close();
     await expect(waiting).resolves.toEqual({ interrupted: true });
+  });
+
+  it('with WEBHOOK_DELIVERY_THREADS=2, spreads a burst over both threads; while one restarts the other takes every send', async () => {
+    sender = senderWith(flag, 2);
+    await sender.onModuleInit();
+    const [one, two] = threadsOf(sender);
+    expect(one!.threadId).not.toBe(two!.threadId);
+    const answeredBy = async () =>
+      (await Promise.all(Array.from({ length: 20 }, () => sender!.send(job)))).map((r) =>
+        'responseBody' in r ? Number(r.responseBody) : undefined,
+      );
+    const burst = await answeredBy();
+    expect(burst.filter((id) => id === one!.threadId)).toHaveLength(10);
+    expect(burst.filter((id) => id === two!.threadId)).toHaveLength(10);
+
+    writeFileSync(flag, ''); // the restart fails until the flag goes
+    await one!.terminate();
+    expect(new Set(await answeredBy())).toEqual(new Set([two!.threadId]));
+    rmSync(flag);
+  });
+
+  it('does not start the application when one of its threads cannot start, and leaves none behind', async () => {
+    writeFileSync(flag, '1'); // of three threads (consecutive ids), one or two start, the others fail
+    sender = senderWith(flag, 3);
+    await expect(sender.onModuleInit()).rejects.toThrow('the delivery thread did not start (exit code 1)');
+    expect(threadsOf(sender)).toEqual([undefined, undefined, undefined]);
   });
 });
