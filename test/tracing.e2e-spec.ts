@@ -191,7 +191,9 @@ describe('Tracing (contract section 12)', () => {
       const statements = otlp
         .spans()
         .filter((s) => s.parentSpanId === span.spanId && s.name.startsWith('pg.query:'));
-      expect(statements.map((s) => s.name)).toEqual([expect.stringMatching(/^pg\.query:WITH pis_/)]);
+      expect(statements.map((s) => s.name)).toEqual([
+        expect.stringMatching(/^pg\.query:webhook_enqueue pis_/),
+      ]);
       expect(statements[0].kind).toBe(CLIENT);
       expect(statements[0].attributes).toMatchObject({ 'db.system.name': 'postgresql' });
       for (const s of otlp.spans().filter((x) => x.name.startsWith('pg.'))) {

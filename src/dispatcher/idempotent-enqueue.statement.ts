@@ -1,7 +1,8 @@
-import type { DataSource } from 'typeorm';
-
-/** Where the statements run: the pool, or the caller's transaction (an EntityManager or QueryRunner). */
-type Queryable = Pick<DataSource, 'query'>;
+/**
+ * Runs a statement where the event goes: the pool (as a named prepared statement) or the caller's
+ * transaction (an EntityManager or QueryRunner). Returns its rows.
+ */
+export type RunStatement = (name: string, text: string, values: unknown[]) => Promise<unknown[]>;
 
 /** The event that holds a tenant's idempotency key, as its first publication answered. */
 export interface KeyedEvent {
@@ -55,7 +56,7 @@ const ENQUEUE_ONCE_SQL = `
  * snapshot) or was deleted since: run it again, with a new snapshot, to read or take the key.
  */
 export async function enqueueOnce(
-  db: Queryable,
+  run: RunStatement,
   event: {
     eventType: string;
     tenant: string;
@@ -69,6 +70,6 @@ export async function enqueueOnce(
 ): Promise<KeyedEvent | undefined> {
   const { eventType, tenant, timestamp, payload, traceContext } = event;
   const params = [eventType, tenant, timestamp, payload, key, bodySha256, traceContext];
-  const [row] = (await db.query(ENQUEUE_ONCE_SQL, params)) as KeyedEvent[];
+  const [row] = (await run('webhook_enqueue_once', ENQUEUE_ONCE_SQL, params)) as KeyedEvent[];
   return row;
 }

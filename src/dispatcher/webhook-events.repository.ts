@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { DeliveryTrigger } from '../common/reference/enums';
-import { enqueueOnce, KeyedEvent } from './idempotent-enqueue.statement';
+import { Postgres } from '../database/postgres';
+import { enqueueOnce, KeyedEvent, RunStatement } from './idempotent-enqueue.statement';
 
 /** Anything that runs SQL inside the caller's transaction: an EntityManager or a QueryRunner. */
 export type TransactionHandle = Pick<EntityManager, 'query'> | Pick<QueryRunner, 'query'>;
@@ -112,12 +113,25 @@ const ENQUEUE_TEST_SQL = `
  */
 @Injectable()
 export class WebhookEventsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly postgres: Postgres,
+  ) {}
+
+  /**
+   * The publish's statements run in the caller's transaction when given one; otherwise on the pool
+   * as named prepared statements (parsed and planned once per connection: each publish otherwise
+   * plans its CTEs again).
+   */
+  private runner(transaction: TransactionHandle | undefined): RunStatement {
+    if (transaction) return (_name, text, values) => transaction.query(text, values) as Promise<unknown[]>;
+    return (name, text, values) => this.postgres.query(name, text, values);
+  }
 
   /** The event and one job per subscription matching it now (ENQUEUE_SQL). */
   async insertWithJobs(event: StoredEvent, transaction?: TransactionHandle): Promise<WrittenEvent> {
     const params = [event.eventType, event.tenant, event.timestamp, event.payload, event.traceContext];
-    const rows = (await (transaction ?? this.dataSource).query(ENQUEUE_SQL, params)) as Array<{
+    const rows = (await this.runner(transaction)('webhook_enqueue', ENQUEUE_SQL, params)) as Array<{
       eventId: string;
       matched: number;
     }>;
@@ -134,7 +148,7 @@ export class WebhookEventsRepository {
     bodySha256: Buffer,
     transaction?: TransactionHandle,
   ): Promise<KeyedEvent | undefined> {
-    return enqueueOnce(transaction ?? this.dataSource, event, key, bodySha256);
+    return enqueueOnce(this.runner(transaction), event, key, bodySha256);
   }
 
   /** New jobs with `trigger` for the given events and one subscription (ENQUEUE_AGAIN_SQL). */
