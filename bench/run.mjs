@@ -77,6 +77,8 @@ function serviceOptions(run, dataDir) {
       BOOTSTRAP_ADMIN_PASSWORD: run.adminPassword,
       RATE_LIMIT_API_PER_MINUTE: '100000000',
       RATE_LIMIT_LOGIN_PER_MINUTE: '100000',
+      // api-write creates subscriptions in one tenant for its whole run: far past the default cap.
+      SUBSCRIPTIONS_PER_TENANT_MAX: '1000000',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       NODE_EXTRA_CA_CERTS: ctx.certs.ca,
       ...(run.serviceDatabaseUrl ? { DATABASE_URL: run.serviceDatabaseUrl } : {}),

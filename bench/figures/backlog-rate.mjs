@@ -55,7 +55,8 @@ export async function backlogRateFigure(target) {
   const eventsPerS = size.backlogRatePerS;
   const paceMs = 1000 / eventsPerS;
   const n = Math.round(size.backlogDurationS * eventsPerS);
-  const range = await seedReceiverTenant('bench-backlog', 1);
+  // A tenant of its own: the backlog figure's tenant already has its subscription in a full run.
+  const range = await seedReceiverTenant('bench-backlog-rate', 1);
   const limitedId = await insertLimitedSubscription();
   await runServiceDispatch(range, codesFor('RWARM', eventsPerS), { paceMs });
   const paced = (name, prefix) =>

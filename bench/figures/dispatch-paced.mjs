@@ -6,6 +6,7 @@ import { withCpu } from '../lib/measure.mjs';
 import { latencySummary, round } from '../lib/report.mjs';
 import { ctx, log, size } from '../lib/run-context.mjs';
 import { seedReceiverTenant } from '../lib/setup.mjs';
+import { warmUpPublishPipeline } from './dispatch.mjs';
 
 /**
  * Where the time of the service's deliveries went, from the clocks of one machine: the publish
@@ -36,7 +37,8 @@ async function attemptStages(service, range) {
 /**
  * One paced stream, `ratePerS` deliveries a second of `perEvent` subscriptions each for
  * `durationS`, by the service and then by raw axios (the same receiver, the same schedule), each
- * after the same warm-up at that pace (`warmS`; 0: one event).
+ * after the same warm-up at that pace (`warmS`; 0: one event), the service's after the publish
+ * pipeline's warm-up (warmUpPublishPipeline).
  */
 export async function measurePaced({ name, tenant, perEvent, ratePerS, durationS, warmS, basePid }) {
   const eventsPerS = ratePerS / perEvent;
@@ -46,6 +48,8 @@ export async function measurePaced({ name, tenant, perEvent, ratePerS, durationS
   const range = await seedReceiverTenant(tenant, perEvent);
   const prefix = name.toUpperCase().replace(/[^A-Z0-9]+/g, '');
   log(`${name}: ${n} events × ${perEvent} subscriptions, one event every ${round(paceMs, 1)} ms`);
+  // The same warm-up whether other figures ran before or not (`--only`): the figure means the same.
+  await warmUpPublishPipeline();
   await runServiceDispatch(range, codesFor(`${prefix}WARM`, warmEvents), { paceMs });
   const service = await withCpu(
     `${name} service`,
@@ -120,7 +124,7 @@ export async function dispatchPacedFigure(target, tableNote, basePid) {
     perEvent: size.pacedSubscriptions,
     ratePerS: size.pacedRatePerS,
     durationS: size.pacedDurationS,
-    warmS: 0,
+    warmS: size.pacedWarmS,
     basePid,
   };
   const measured = await measurePaced(opts);

@@ -122,14 +122,11 @@ function dispatchRecord(rounds, range, target, notes) {
 }
 
 /**
- * What a full run does before this figure, done here too, so that `--only dispatch` means the same:
- * in a full run the API figures first load the service for about a minute (V8's optimised code of
- * the HTTP pipeline and the pg driver, the heap grown to its working size, every pool connection
- * open, PostgreSQL's backends with their caches). Here: `warmupApiS` of publishes to a tenant
- * without subscriptions (the same pipeline, pool and backends), then each side gets the same
- * `dispatchWarmBursts` bursts (the delivery thread's and raw axios' code, connections, heap growth).
+ * `warmupApiS` of publishes to a tenant without subscriptions: the publish's HTTP pipeline, the pg
+ * driver, the pool's connections and PostgreSQL's backends warmed as a full run's API figures warm
+ * them. Every dispatch figure that measures the service starts with it (or dispatch's warm-up).
  */
-async function warmUp(range, basePid) {
+export async function warmUpPublishPipeline() {
   await warmUpLoad(
     ctx.service.base,
     {
@@ -140,6 +137,18 @@ async function warmUp(range, basePid) {
     },
     size.warmupApiS,
   );
+}
+
+/**
+ * What a full run does before this figure, done here too, so that `--only dispatch` means the same:
+ * in a full run the API figures first load the service for about a minute (V8's optimised code of
+ * the HTTP pipeline and the pg driver, the heap grown to its working size, every pool connection
+ * open, PostgreSQL's backends with their caches). Here: `warmupApiS` of publishes to a tenant
+ * without subscriptions (the same pipeline, pool and backends), then each side gets the same
+ * `dispatchWarmBursts` bursts (the delivery thread's and raw axios' code, connections, heap growth).
+ */
+async function warmUp(range, basePid) {
+  await warmUpPublishPipeline();
   const warm = size.dispatchWarmEvents;
   for (let k = 1; k <= size.dispatchWarmBursts; k++) {
     await runServiceDispatch(range, codesFor(`WARM${k}`, warm));

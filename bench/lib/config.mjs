@@ -26,6 +26,8 @@ export const SIZES = {
     pacedRatePerS: 200,
     pacedSubscriptions: 10,
     pacedDurationS: 10,
+    /** Both sides of dispatch-paced first get this much of the same stream (as dispatch-paced-1000). */
+    pacedWarmS: 3,
     /** dispatch-paced-1000: 10 events a second to 100 subscriptions for 30 s, after a warm-up at that pace. */
     paced1000RatePerS: 1_000,
     paced1000Subscriptions: 100,
@@ -62,6 +64,7 @@ export const SIZES = {
     pacedRatePerS: 200,
     pacedSubscriptions: 10,
     pacedDurationS: 1.5,
+    pacedWarmS: 0,
     // Left out of --quick unless named in --only (dispatch-group.mjs): then this short variant.
     paced1000RatePerS: 1_000,
     paced1000Subscriptions: 100,
