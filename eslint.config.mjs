@@ -59,8 +59,8 @@ export default tseslint.config(
   },
   // Functions a reader can hold at once: split a longer one into named steps (tests excepted).
   {
-    files: ['src/**/*.ts'],
-    ignores: ['src/**/*.spec.ts'],
+    files: ['src/**/*.ts', 'bench/**/*.mjs', 'scripts/**/*.mjs', 'portal/src/**/*.{ts,tsx}'],
+    ignores: ['src/**/*.spec.ts', 'portal/src/**/*.{spec,test}.{ts,tsx}'],
     rules: {
       'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }],
     },
