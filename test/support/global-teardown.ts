@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import pg from 'pg';
 import { removeOrphanClusters, type RunningDatabase } from '../../src/database/embedded';
 import { ADMIN_URL_ENV, RUN_PREFIX_ENV, SERVER_URL_ENV } from './database';
+import { runBuildDir } from './service-process';
 
 export default async function globalTeardown(): Promise<void> {
   const admin = new pg.Client({ connectionString: process.env[ADMIN_URL_ENV] });
@@ -15,6 +16,8 @@ export default async function globalTeardown(): Promise<void> {
   } finally {
     await admin.end();
   }
+  // The service as the e2e files that run it as a process built it (buildService).
+  await rm(runBuildDir(process.env[RUN_PREFIX_ENV]!), { recursive: true, force: true });
   const embedded = (globalThis as Record<string, unknown>).__PIS_TEST_DB__ as
     { db: RunningDatabase; dataDir: string } | undefined;
   if (embedded) {

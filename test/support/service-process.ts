@@ -1,20 +1,40 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rename, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { RUN_PREFIX_ENV } from './database';
 
 const ROOT = resolve(__dirname, '../..');
 
+/** The folder of this test run's build of the service (global teardown removes it). */
+export const runBuildDir = (runPrefix: string) => join(ROOT, 'dist', `e2e-build-${runPrefix}`);
+
 /**
- * Compiles the service (tsconfig.build.json) into its own folder under dist/, so a build by
- * someone else in the same tree is neither disturbed nor picked up half-written.
+ * The service compiled as production runs it (tsconfig.build.json), once per test run: the first
+ * file that asks compiles it into a folder of its own under dist/ and renames that into
+ * runBuildDir, later files reuse it (a build by someone else in the same tree is neither disturbed
+ * nor picked up half-written; of two workers compiling at once, the second's rename fails and its
+ * copy goes). Outside a test run (no run prefix) every call compiles its own, removed by `remove`.
  */
 export async function buildService(): Promise<{ main: string; remove: () => Promise<void> }> {
+  const runPrefix = process.env[RUN_PREFIX_ENV];
+  const shared = runPrefix ? runBuildDir(runPrefix) : undefined;
+  const keep = async () => {};
+  if (shared && existsSync(join(shared, 'src/main.js')))
+    return { main: join(shared, 'src/main.js'), remove: keep };
   const outDir = join(ROOT, 'dist', `e2e-build-${process.pid}-${randomBytes(3).toString('hex')}`);
+  const remove = () => rm(outDir, { recursive: true, force: true });
+  await compileService(outDir);
+  if (!shared) return { main: join(outDir, 'src/main.js'), remove };
+  await rename(outDir, shared).catch(remove);
+  return { main: join(shared, 'src/main.js'), remove: keep };
+}
+
+async function compileService(outDir: string): Promise<void> {
   const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
   try {
     await promisify(execFile)(
@@ -36,7 +56,6 @@ export async function buildService(): Promise<{ main: string; remove: () => Prom
     if (!existsSync(join(outDir, 'src/main.js'))) throw new Error(`build failed: ${out}`, { cause: error });
     console.warn(`build reported errors (continuing with the emitted JavaScript):\n${out.slice(0, 2000)}`);
   }
-  return { main: join(outDir, 'src/main.js'), remove: () => rm(outDir, { recursive: true, force: true }) };
 }
 
 export async function freePort(): Promise<number> {
