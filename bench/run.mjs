@@ -130,7 +130,7 @@ async function startRun() {
     adminPassword: run.adminPassword,
     serviceOptions: (dir) => serviceOptions(run, dir),
   });
-  run.stopMemory = trackMemory();
+  run.stopMemory = trackMemory(ctx.service.pid);
   ctx.memory.readyMb = round(memoryOf(ctx.service.pid)?.rssMb, 1);
   await connectPool(run, dataDir);
   ({ ports: ctx.receiverPorts, hangPort: ctx.hangPort } = await receiverReady);

@@ -7,7 +7,7 @@
 // like the first; each is idle while the other delivers. Target: traced ≥ 0.85 of untraced.
 import { join } from 'node:path';
 import pg from 'pg';
-import { postmasterOf } from '../lib/cpu.mjs';
+import { memoryOf, postmasterOf } from '../lib/cpu.mjs';
 import { codesFor, median, runServiceDispatch } from '../lib/dispatch.mjs';
 import { withCpu } from '../lib/measure.mjs';
 import { startOtlpSink } from '../lib/otlp-sink.mjs';
@@ -128,6 +128,8 @@ export async function dispatchTracedFigure() {
   }
   await sleep(1500); // the last batch leaves the traced service
   const sampled = await sampledCounts(sides);
+  // The traced service's own peak (the memory figure is the run's untraced service).
+  const tracedPeakMb = round(memoryOf(sides.on.service.pid)?.hwmMb, 1);
   await sides.on.service.stop();
   const { on, off } = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
   const ratio = round(on.value / off.value, 2);
@@ -142,6 +144,7 @@ export async function dispatchTracedFigure() {
     p50: on.latency.p50,
     p99: on.latency.p99,
     cpuMsPerDelivery,
+    tracedPeakMb,
     rounds: rounds.map((r) => ({
       traced: r.on.value,
       untraced: r.off.value,
@@ -154,7 +157,8 @@ export async function dispatchTracedFigure() {
       'baseline: the same burst by the run’s service with tracing off (no OTLP endpoint), in alternating rounds',
       `traced: a second service on its own database seeded alike, OTLP/HTTP protobuf to a sink in the bench; ` +
         `${sampled.on.traced} of ${sampled.on.events} events stored a publish context (untraced: ${sampled.off.traced} of ${sampled.off.events})`,
-      `exported: ${sink.stats.requests} OTLP requests, ${round(sink.stats.bytes / 1e6, 1)} MB`,
+      `exported: ${sink.stats.requests} OTLP requests, ${round(sink.stats.bytes / 1e6, 1)} MB; ` +
+        `the traced service's peak memory (VmHWM) ${tracedPeakMb} MB`,
       `median of ${rounds.length} rounds by ratio; ratios ${rounds.map((r) => round(r.ratio, 2)).join(', ')}`,
       `service CPU per delivery (median): traced ${cpuMsPerDelivery.traced} ms, untraced ${cpuMsPerDelivery.untraced} ms` +
         ` (traced/untraced per round: ${rounds.map((r) => round(r.cpuRatio, 2)).join(', ')})`,

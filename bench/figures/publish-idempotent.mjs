@@ -3,7 +3,7 @@
 import { TARGETS } from '../lib/config.mjs';
 import { measureApi } from '../lib/measure.mjs';
 import { round } from '../lib/report.mjs';
-import { ctx, EVENT_TYPE, licence, unavailable } from '../lib/run-context.mjs';
+import { ctx, EVENT_TYPE, licence, log, now, sleep, unavailable } from '../lib/run-context.mjs';
 import { call } from '../lib/service.mjs';
 
 const ROUNDS = 2;
@@ -22,9 +22,11 @@ const publishSpec = (keyed) => {
     token: ctx.adminToken,
     body: { eventType: EVENT_TYPE, tenant: TENANT, licence: licence('BENCH-PUBLISH') },
     // Every request a new key: each is a first publication (a replay writes nothing and is cheaper).
+    // Without keys each request is built the same way, so the load generator (on the same two cores)
+    // does the same work on both sides: autocannon reuses one prebuilt request when none is set.
     setupRequest: keyed
       ? (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': `${prefix}${next++}` } })
-      : undefined,
+      : (req) => ({ ...req, headers: { ...req.headers } }),
   };
 };
 
@@ -33,6 +35,32 @@ function combined(runs) {
   const requests = runs.reduce((n, r) => n + r.requests, 0);
   const seconds = runs.reduce((s, r) => s + r.durationS, 0);
   return { ...runs.at(-1), value: round(requests / seconds), requests, durationS: seconds, rounds: runs };
+}
+
+/** Longest wait for the earlier figures' maintenance to end (settle). */
+const SETTLE_MS = 60_000;
+
+/**
+ * The earlier figures' leftovers are not this figure's (in a full run, history has just written and
+ * removed millions of rows): a checkpoint, then a wait (at most SETTLE_MS) until no autovacuum worker
+ * runs, so both sides of each round meet the same quiet database. Returns what it waited for.
+ */
+async function settle() {
+  const started = now();
+  // A server's role may lack the right (pg_checkpoint): then only the wait.
+  const checkpoint = await ctx.pool.query('CHECKPOINT').then(
+    () => 'checkpoint',
+    (error) => `no checkpoint (${error.message})`,
+  );
+  for (;;) {
+    const { rows } = await ctx.pool.query(
+      `SELECT string_agg(query, '; ') AS running FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`,
+    );
+    const waited = Math.round(now() - started);
+    if (rows[0].running === null) return `${waited} ms (${checkpoint}, no autovacuum running)`;
+    if (waited > SETTLE_MS) return `${waited} ms, then measured while autovacuum ran: ${rows[0].running}`;
+    await sleep(500);
+  }
 }
 
 export async function publishIdempotentFigure() {
@@ -47,6 +75,8 @@ export async function publishIdempotentFigure() {
       publishIdempotentTarget(),
     );
   ctx.phase = 'publish-idempotent';
+  const settled = await settle();
+  log(`publish-idempotent: settled in ${settled}`);
   const plain = [];
   const keyed = [];
   for (let i = 1; i <= ROUNDS; i++) {
@@ -69,7 +99,8 @@ export async function publishIdempotentFigure() {
     target: publishIdempotentTarget(),
     pass: ratio === null ? undefined : ratio >= TARGETS.publishIdempotentRatio,
     notes: [
-      `${ROUNDS} alternating rounds each, tenant ${TENANT} without subscriptions (no deliveries)`,
+      `${ROUNDS} alternating rounds each, tenant ${TENANT} without subscriptions (no deliveries); ` +
+        `before them the database settled: ${settled}`,
       `CPU per publish: with keys service ${withKeys.cpuMsPerRequest.service} ms + PostgreSQL ` +
         `${withKeys.cpuMsPerRequest.postgres} ms; without, ${withoutKeys.cpuMsPerRequest.service} ms + ` +
         `${withoutKeys.cpuMsPerRequest.postgres} ms (last round)`,

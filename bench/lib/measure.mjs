@@ -9,9 +9,14 @@ import { forkTracked, waitForMessage } from './processes.mjs';
 import { round } from './report.mjs';
 import { benchDir, ctx, log, now, size } from './run-context.mjs';
 
-export function trackMemory() {
+/**
+ * Samples the memory of the run's service (`pid`) every 200 ms, by phase. Only that process: figures
+ * that point ctx.service at a second service for a while (dispatch-traced) report its memory themselves.
+ */
+export function trackMemory(pid) {
+  ctx.memory.pid = pid;
   const timer = setInterval(() => {
-    const m = ctx.service && memoryOf(ctx.service.pid);
+    const m = memoryOf(pid);
     if (!m) return;
     ctx.memory.peakRssMb = Math.max(ctx.memory.peakRssMb, m.rssMb);
     ctx.memory.peakHwmMb = Math.max(ctx.memory.peakHwmMb, m.hwmMb);
