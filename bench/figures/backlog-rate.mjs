@@ -3,9 +3,9 @@
 import { TARGETS } from '../lib/config.mjs';
 import { codesFor, runServiceDispatch } from '../lib/dispatch.mjs';
 import { withCpu } from '../lib/measure.mjs';
-import { round } from '../lib/report.mjs';
 import { ctx, EVENT_TYPE, licence, log, now, size } from '../lib/run-context.mjs';
 import { insertBacklog } from '../lib/seed.mjs';
+import { latencyBesideBaseline } from './backlog.mjs';
 import { seedReceiverTenant } from '../lib/setup.mjs';
 
 const LIMITED_TENANT = 'bench-backlog-rate-limited';
@@ -102,20 +102,7 @@ function backlogRateResult({ target, baseline, service, limited, pendingAfter, j
   );
   return {
     figure: 'backlog-rate',
-    unit: 'ms',
-    value: p50,
-    p50,
-    p99,
-    baseline: baseline.latency.p50,
-    ratio: p50 && baseline.latency.p50 ? round(p50 / baseline.latency.p50, 2) : null,
-    baselines: {
-      'no backlog': {
-        value: baseline.latency.p50,
-        unit: 'ms',
-        p50: baseline.latency.p50,
-        p99: baseline.latency.p99,
-      },
-    },
+    ...latencyBesideBaseline(service.latency, baseline.latency),
     backlogJobs: jobs,
     limitedPerS: RATE_PER_S,
     limitedDelivered: limited.n,

@@ -24,6 +24,19 @@ const pendingJobs = async (hangId) =>
   (await ctx.pool.query('SELECT count(*)::int AS n FROM webhook_jobs WHERE subscription_id = $1', [hangId]))
     .rows[0].n;
 
+/** A stream's publish-to-receipt latency (p50 the value) against the same stream without the backlog. */
+export function latencyBesideBaseline({ p50, p99 }, baseline) {
+  return {
+    unit: 'ms',
+    value: p50,
+    p50,
+    p99,
+    baseline: baseline.p50,
+    ratio: p50 && baseline.p50 ? round(p50 / baseline.p50, 2) : null,
+    baselines: { 'no backlog': { value: baseline.p50, unit: 'ms', p50: baseline.p50, p99: baseline.p99 } },
+  };
+}
+
 /** Inserts the backlog; resolves once the hanging receiver holds requests: the jobs and how many pend. */
 async function insertHangingBacklog(hangId) {
   const started = now();
@@ -60,20 +73,7 @@ function backlogRecord({ service, baseline, jobs, pendingBefore, pendingAfter, h
     );
   return {
     figure: 'backlog',
-    unit: 'ms',
-    value: p50,
-    p50,
-    p99,
-    baseline: baseline.latency.p50,
-    ratio: p50 && baseline.latency.p50 ? round(p50 / baseline.latency.p50, 2) : null,
-    baselines: {
-      'no backlog': {
-        value: baseline.latency.p50,
-        unit: 'ms',
-        p50: baseline.latency.p50,
-        p99: baseline.latency.p99,
-      },
-    },
+    ...latencyBesideBaseline(service.latency, baseline.latency),
     backlogJobs: jobs,
     pendingBefore,
     pendingAfter,
