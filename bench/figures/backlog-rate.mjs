@@ -3,9 +3,9 @@
 import { TARGETS } from '../lib/config.mjs';
 import { codesFor, runServiceDispatch } from '../lib/dispatch.mjs';
 import { withCpu } from '../lib/measure.mjs';
+import { latencyBesideBaseline } from '../lib/report.mjs';
 import { ctx, EVENT_TYPE, licence, log, now, size } from '../lib/run-context.mjs';
 import { insertBacklog } from '../lib/seed.mjs';
-import { latencyBesideBaseline } from './backlog.mjs';
 import { seedReceiverTenant } from '../lib/setup.mjs';
 
 const LIMITED_TENANT = 'bench-backlog-rate-limited';

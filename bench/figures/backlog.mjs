@@ -4,7 +4,7 @@ import { TARGETS } from '../lib/config.mjs';
 import { codesFor, runServiceDispatch } from '../lib/dispatch.mjs';
 import { withCpu } from '../lib/measure.mjs';
 import { ipcRequest } from '../lib/processes.mjs';
-import { round } from '../lib/report.mjs';
+import { latencyBesideBaseline } from '../lib/report.mjs';
 import { ctx, EVENT_TYPE, licence, log, now, size, sleep } from '../lib/run-context.mjs';
 import { insertBacklog } from '../lib/seed.mjs';
 import { seedReceiverTenant } from '../lib/setup.mjs';
@@ -23,19 +23,6 @@ async function insertHangingSubscription() {
 const pendingJobs = async (hangId) =>
   (await ctx.pool.query('SELECT count(*)::int AS n FROM webhook_jobs WHERE subscription_id = $1', [hangId]))
     .rows[0].n;
-
-/** A stream's publish-to-receipt latency (p50 the value) against the same stream without the backlog. */
-export function latencyBesideBaseline({ p50, p99 }, baseline) {
-  return {
-    unit: 'ms',
-    value: p50,
-    p50,
-    p99,
-    baseline: baseline.p50,
-    ratio: p50 && baseline.p50 ? round(p50 / baseline.p50, 2) : null,
-    baselines: { 'no backlog': { value: baseline.p50, unit: 'ms', p50: baseline.p50, p99: baseline.p99 } },
-  };
-}
 
 /** Inserts the backlog; resolves once the hanging receiver holds requests: the jobs and how many pend. */
 async function insertHangingBacklog(hangId) {

@@ -51,6 +51,19 @@ function pad(text, width) {
 }
 
 /** One line per figure; the `baselines` object's first entry is the ratio's denominator. */
+/** A stream's publish-to-receipt latency (p50 the value) against the same stream without the backlog. */
+export function latencyBesideBaseline({ p50, p99 }, baseline) {
+  return {
+    unit: 'ms',
+    value: p50,
+    p50,
+    p99,
+    baseline: baseline.p50,
+    ratio: p50 && baseline.p50 ? round(p50 / baseline.p50, 2) : null,
+    baselines: { 'no backlog': { value: baseline.p50, unit: 'ms', p50: baseline.p50, p99: baseline.p99 } },
+  };
+}
+
 export function formatTable(figures) {
   const header = [
     'Figure',

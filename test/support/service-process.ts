@@ -24,14 +24,17 @@ export async function buildService(): Promise<{ main: string; remove: () => Prom
   const runPrefix = process.env[RUN_PREFIX_ENV];
   const shared = runPrefix ? runBuildDir(runPrefix) : undefined;
   const keep = async () => {};
-  if (shared && existsSync(join(shared, 'src/main.js')))
-    return { main: join(shared, 'src/main.js'), remove: keep };
+  const sharedMain = shared && join(shared, 'src/main.js');
+  if (sharedMain && existsSync(sharedMain)) return { main: sharedMain, remove: keep };
   const outDir = join(ROOT, 'dist', `e2e-build-${process.pid}-${randomBytes(3).toString('hex')}`);
   const remove = () => rm(outDir, { recursive: true, force: true });
   await compileService(outDir);
-  if (!shared) return { main: join(outDir, 'src/main.js'), remove };
-  await rename(outDir, shared).catch(remove);
-  return { main: join(shared, 'src/main.js'), remove: keep };
+  if (!shared || !sharedMain) return { main: join(outDir, 'src/main.js'), remove };
+  await rename(outDir, shared).catch(async (error: unknown) => {
+    await remove();
+    if (!existsSync(sharedMain)) throw error; // not another worker's build in place: a real failure
+  });
+  return { main: sharedMain, remove: keep };
 }
 
 async function compileService(outDir: string): Promise<void> {
