@@ -19,14 +19,15 @@ export interface KeyedEvent {
  * ENQUEUE_SQL (webhook-events.repository.ts) with an idempotency key: the event row carries the key,
  * the body's hash and the matched count, and ON CONFLICT on UQ_webhook_events_tenant_idempotency_key
  * writes no event and no job when the tenant's key is taken. The subscriptions are locked and
- * counted first so the count stored with the event is the number of jobs written. A conflict with a
+ * counted first so the count stored with the event is the number of jobs written; the tenant is
+ * hidden from the planner as in ENQUEUE_SQL (one plan for every tenant). A conflict with a
  * row committed before this statement began is answered by the last SELECT; one committed while ON
  * CONFLICT waited for it is invisible to this statement's snapshot: see enqueueOnce.
  */
 const ENQUEUE_ONCE_SQL = `
   WITH matching AS (
     SELECT s.id FROM subscriptions s
-    WHERE s.tenant = $2 AND s.active AND $1::varchar = ANY (s.events)
+    WHERE s.tenant = (SELECT $2::varchar) AND s.active AND $1::varchar = ANY (s.events)
     ORDER BY s.id
     FOR KEY SHARE OF s
   ), event AS (
