@@ -101,11 +101,26 @@ function tail(file, lines = 15) {
   }
 }
 
+/** Starts before one gives up on a port taken meanwhile (freePort's port is free only when chosen). */
+const PORT_ATTEMPTS = 3;
+
 /**
  * Starts the service and waits for /health/ready. `env` is what the bench sets; `nodeArgs` e.g.
- * --cpu-prof. Resolves to { child, base, logFile, stop() }.
+ * --cpu-prof. Resolves to { child, base, logFile, stop() }. The port is chosen free, then bound by
+ * the service; when something else (the embedded PostgreSQL choosing its port the same way) took it
+ * in between, it starts again on another.
  */
-export async function startService({
+export async function startService(options) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServiceOnce(options);
+    } catch (error) {
+      if (attempt === PORT_ATTEMPTS || !String(error.message).includes('EADDRINUSE')) throw error;
+    }
+  }
+}
+
+async function startServiceOnce({
   repoRoot,
   dataDir,
   logFile,
