@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions.js';
+import { dataSourceOptions } from '../src/database/data-source.options';
 import { Postgres } from '../src/database/postgres';
 import { StoredEvent, WebhookEventsRepository } from '../src/dispatcher/webhook-events.repository';
 import { licence } from './support/dispatcher';
@@ -29,7 +29,7 @@ describe('Publish statements with one tenant holding most subscriptions', () => 
       [uniq('big')],
     );
     await t.dataSource.query('ANALYZE subscriptions');
-    single = new DataSource({ ...(t.dataSource.options as PostgresDataSourceOptions), poolSize: 1 });
+    single = new DataSource(dataSourceOptions(t.databaseUrl, 1));
     await single.initialize();
     events = new WebhookEventsRepository(single, new Postgres(single));
   });
