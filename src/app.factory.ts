@@ -16,6 +16,7 @@ import { serializeJson } from './common/http/json-serializer';
 import { applyRequestLimits, slowClientOptions } from './common/http/request-limits';
 import { applySecurityHeaders, NOSNIFF, setSecurityHeaders } from './common/http/security-headers';
 import { ServiceFastifyAdapter } from './common/http/service-fastify.adapter';
+import { fastifyTrustProxy } from './common/http/trust-proxy';
 import { JsonLogger } from './common/logging/logger';
 import { lazyChildLoggerFactory } from './common/logging/lazy-child-logger';
 import { requestIdFor } from './common/request-id/request-id';
@@ -144,7 +145,7 @@ export async function createApp(
     bodyLimit: BODY_LIMIT_BYTES,
     ...slowClientOptions(config.http.requestTimeoutMs),
     genReqId: requestIdFor,
-    trustProxy: config.app.trustProxy,
+    trustProxy: fastifyTrustProxy(config.app.trustProxy),
     // The 503 of a closing server is ours (stopAcceptingRequests): the contract's body and headers.
     return503OnClosing: false,
     clientErrorHandler: clientError,
