@@ -63,6 +63,28 @@ async function settle() {
   }
 }
 
+/** Autovacuum and autoanalyze runs finished so far, by table (pg_stat_user_tables). */
+async function maintenanceRuns() {
+  const { rows } = await ctx.pool.query(
+    `SELECT relname, autovacuum_count + autoanalyze_count AS runs FROM pg_stat_user_tables`,
+  );
+  return new Map(rows.map((row) => [row.relname, Number(row.runs)]));
+}
+
+/** measureApi, with the autovacuum and autoanalyze runs that ended during it, and any still running. */
+async function measureRound(label, spec) {
+  const before = await maintenanceRuns();
+  const result = await measureApi(label, ctx.service.base, spec);
+  const after = await maintenanceRuns();
+  const { rows } = await ctx.pool.query(
+    `SELECT count(*)::int AS running FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`,
+  );
+  const ended = [...after].filter(([table, runs]) => runs > (before.get(table) ?? 0)).map(([table]) => table);
+  const maintenance = `${label}: autovacuum ended on ${ended.join(', ') || 'no table'}, ${rows[0].running} running at its end`;
+  log(maintenance);
+  return { ...result, maintenance };
+}
+
 export async function publishIdempotentFigure() {
   const check = await call(ctx.service.base, 'POST', '/admin/licence-events', {
     token: ctx.adminToken,
@@ -80,8 +102,8 @@ export async function publishIdempotentFigure() {
   const plain = [];
   const keyed = [];
   for (let i = 1; i <= ROUNDS; i++) {
-    plain.push(await measureApi(`publish without keys (round ${i})`, ctx.service.base, publishSpec(false)));
-    keyed.push(await measureApi(`publish with keys (round ${i})`, ctx.service.base, publishSpec(true)));
+    plain.push(await measureRound(`publish without keys (round ${i})`, publishSpec(false)));
+    keyed.push(await measureRound(`publish with keys (round ${i})`, publishSpec(true)));
   }
   const [withKeys, withoutKeys] = [combined(keyed), combined(plain)];
   const ratio = withoutKeys.value ? round(withKeys.value / withoutKeys.value, 2) : null;
@@ -104,6 +126,7 @@ export async function publishIdempotentFigure() {
       `CPU per publish: with keys service ${withKeys.cpuMsPerRequest.service} ms + PostgreSQL ` +
         `${withKeys.cpuMsPerRequest.postgres} ms; without, ${withoutKeys.cpuMsPerRequest.service} ms + ` +
         `${withoutKeys.cpuMsPerRequest.postgres} ms (last round)`,
+      ...[...plain, ...keyed].map((r) => r.maintenance),
     ],
   });
 }
