@@ -11,7 +11,7 @@ export interface AppConfig {
     host: string;
     dataDir: string;
     logLevel: string;
-    /** Fastify's trustProxy: false, true, a hop count, or the trusted proxies' addresses and CIDRs. */
+    /** Which peers are proxies: false, true, a hop count, or the trusted proxies' addresses and CIDRs. */
     trustProxy: TrustProxy;
     version: string;
     shutdownGraceMs: number;

@@ -42,7 +42,7 @@ interface ConnectionUrlRule {
   hostInQuery?: boolean;
 }
 
-/** TRUST_PROXY as Fastify's trustProxy takes it: trust nobody or everybody, a hop count, or these proxies. */
+/** TRUST_PROXY: trust nobody or everybody, a hop count, or these proxies (see fastifyTrustProxy). */
 export type TrustProxy = boolean | number | string[];
 
 /** An address or CIDR block ipaddr.js (and proxy-addr, which Fastify uses) understands. */
