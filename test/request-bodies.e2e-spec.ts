@@ -28,13 +28,14 @@ function send(
     method?: string;
     path: string;
     contentType?: string;
-    body: string;
+    /** A string goes as its UTF-8 bytes; a Buffer as it is. */
+    body: string | Buffer;
     token?: string;
     onSent?: () => void;
   },
 ): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const body = Buffer.from(options.body);
+    const body = typeof options.body === 'string' ? Buffer.from(options.body) : options.body;
     let sentAt = 0;
     const req = http.request(
       `${url}${options.path}`,
@@ -323,6 +324,40 @@ describe('request bodies (contract sections 4 and 8)', () => {
       });
       expect({ status: res.status, body: res.text.slice(0, 300) }).toMatchObject({ status: 201 });
       expect(JSON.parse(res.text).partnerName).toBe('Smile 😀');
+    });
+  });
+
+  describe('bytes that are not UTF-8', () => {
+    /** A user's body with `bytes` in the middle of its partnerName. */
+    const withBytes = (user: Record<string, unknown>, bytes: number[]) => {
+      const [before, after] = JSON.stringify(user).split('PARTNER_NAME');
+      return Buffer.concat([Buffer.from(before), Buffer.from(bytes), Buffer.from(after)]);
+    };
+
+    it.each([
+      ['a lone continuation byte', [0x80]],
+      ['0xFF', [0x61, 0xff, 0x62]],
+      ['a sequence cut short', [0xc3, 0x61]],
+      ['an overlong encoding of "/"', [0xc0, 0xaf]],
+      ['an encoded surrogate (CESU-8)', [0xed, 0xa0, 0x80]],
+      ['a code point past U+10FFFF', [0xf4, 0x90, 0x80, 0x80]],
+    ])('answers %s with 400 and stores nothing (was stored as U+FFFD)', async (_name, bytes) => {
+      const user = createUserBody({ partnerName: 'PARTNER_NAME' });
+      const res = await send(t.url, {
+        path: '/admin/users',
+        token: admin.token,
+        body: withBytes(user, bytes),
+      });
+      expect(expectErrorBody(res, 400, '/admin/users').message).toBe('Request body is not valid UTF-8');
+
+      // The e-mail is still free: the refused body created no user.
+      const valid = await send(t.url, {
+        path: '/admin/users',
+        token: admin.token,
+        body: withBytes(user, [...Buffer.from('é😀')]),
+      });
+      expect({ status: valid.status, body: valid.text.slice(0, 300) }).toMatchObject({ status: 201 });
+      expect(JSON.parse(valid.text).partnerName).toBe('é😀');
     });
   });
 

@@ -3,6 +3,7 @@ import {
   ServiceUnavailableException,
   UnsupportedMediaTypeException,
 } from '@nestjs/common';
+import { isUtf8 } from 'node:buffer';
 import type { FastifyBodyParser, RawServerBase } from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import { sendError } from '../errors/all-exceptions.filter';
@@ -64,10 +65,11 @@ export function slowClientOptions(requestTimeoutMs: number) {
 
 /**
  * The JSON body parser behind the limits of contract sections 4 and 8, checked in one pass over the
- * raw body before it is parsed: a charset other than UTF-8 is 415; nesting, members of one object and
- * values in all past their limits are 400 (deep nesting overflows the stack of the recursive
- * validation that follows; many keys cost class-transformer quadratic time). A string that is not
- * well-formed Unicode is 400 naming its field (the e-mail validator throws on one).
+ * raw body before it is parsed: a charset other than UTF-8 is 415; bytes that are not UTF-8 are 400
+ * (decoding would store U+FFFD in their place: JSON text is UTF-8, RFC 8259); nesting, members of one
+ * object and values in all past their limits are 400 (deep nesting overflows the stack of the
+ * recursive validation that follows; many keys cost class-transformer quadratic time). A string that
+ * is not well-formed Unicode is 400 naming its field (the e-mail validator throws on one).
  */
 export function withJsonBodyLimits<S extends RawServerBase>(
   parse: FastifyBodyParser<Buffer, S>,
@@ -76,6 +78,7 @@ export function withJsonBodyLimits<S extends RawServerBase>(
     if (!isUtf8OrUnstated(request.headers['content-type'])) {
       return done(new UnsupportedMediaTypeException('Request body must be UTF-8'), undefined);
     }
+    if (!isUtf8(body)) return done(new BadRequestException('Request body is not valid UTF-8'), undefined);
     const shape = readJsonShape(body, JSON_BODY_LIMITS);
     const refusal = SHAPE_REFUSALS[shape];
     if (refusal !== undefined) return done(new BadRequestException(refusal), undefined);
