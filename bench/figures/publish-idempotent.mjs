@@ -53,14 +53,20 @@ async function settle() {
     (error) => `no checkpoint (${error.message})`,
   );
   for (;;) {
-    const { rows } = await ctx.pool.query(
-      `SELECT string_agg(query, '; ') AS running FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`,
-    );
+    const running = await runningAutovacuum();
     const waited = Math.round(now() - started);
-    if (rows[0].running === null) return `${waited} ms (${checkpoint}, no autovacuum running)`;
-    if (waited > SETTLE_MS) return `${waited} ms, then measured while autovacuum ran: ${rows[0].running}`;
+    if (running.length === 0) return `${waited} ms (${checkpoint}, no autovacuum running)`;
+    if (waited > SETTLE_MS) return `${waited} ms, then measured while autovacuum ran: ${running.join('; ')}`;
     await sleep(500);
   }
+}
+
+/** What the autovacuum workers are running now (pg_stat_activity), one entry a worker. */
+async function runningAutovacuum() {
+  const { rows } = await ctx.pool.query(
+    `SELECT query FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`,
+  );
+  return rows.map((row) => row.query);
 }
 
 /** Autovacuum and autoanalyze runs finished so far, by table (pg_stat_user_tables). */
@@ -76,11 +82,9 @@ async function measureRound(label, spec) {
   const before = await maintenanceRuns();
   const result = await measureApi(label, ctx.service.base, spec);
   const after = await maintenanceRuns();
-  const { rows } = await ctx.pool.query(
-    `SELECT count(*)::int AS running FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`,
-  );
+  const running = await runningAutovacuum();
   const ended = [...after].filter(([table, runs]) => runs > (before.get(table) ?? 0)).map(([table]) => table);
-  const maintenance = `${label}: autovacuum ended on ${ended.join(', ') || 'no table'}, ${rows[0].running} running at its end`;
+  const maintenance = `${label}: autovacuum ended on ${ended.join(', ') || 'no table'}, ${running.length} running at its end`;
   log(maintenance);
   return { ...result, maintenance };
 }
