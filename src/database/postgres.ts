@@ -12,12 +12,24 @@ export interface PoolUsage {
   waiting: number;
 }
 
-/** A pool of the caller's own (the claim's), with session settings of its own. */
+/** A pool of the caller's own (the claim's, the completions'), with session settings of its own. */
 export interface OwnPool {
   /** Runs `text` as the named prepared statement `name`; fails as Postgres.query does. */
   query<T>(name: string, text: string, values: unknown[]): Promise<T[]>;
+  /** A client of this pool, for a caller that must be able to close it; the caller releases it. */
+  connect(): Promise<pg.PoolClient>;
   end(): Promise<void>;
 }
+
+/**
+ * Session settings for a connection that runs a few fixed statements over tables whose size swings
+ * (the outbox: empty, then 50,000 jobs): each named statement planned once, generically
+ * (`plan_cache_mode = force_generic_plan`: with the automatic choice PostgreSQL plans statements
+ * over arrays again on many calls, as a small array makes a custom plan look cheaper than the
+ * generic one), and with sequential scans costed out (`enable_seqscan = off`, a penalty, not a ban),
+ * so a plan made while a table is nearly empty still walks its indexes once the table has grown.
+ */
+export const PLANNED_ONCE_SESSION = '-c plan_cache_mode=force_generic_plan -c enable_seqscan=off';
 
 /** Runs one statement on `pool`; failures are TypeORM's QueryFailedError, as from `dataSource.query`. */
 async function poolQuery<T>(
@@ -57,11 +69,6 @@ export class Postgres {
     return new NamedStatements(prefix, (name, text, values) => this.query(name, text, values));
   }
 
-  /** A client of the shared pool, for statements that need one connection; the caller releases it. */
-  connect(): Promise<pg.PoolClient> {
-    return this.pool.connect();
-  }
-
   /** The shared pool's connections; undefined before TypeORM has connected or after it closed. */
   poolUsage(): PoolUsage | undefined {
     const pool = (this.dataSource.driver as PostgresDriver).master as pg.Pool | undefined;
@@ -78,6 +85,7 @@ export class Postgres {
     pool.on('error', () => undefined);
     return {
       query: (name, text, values) => poolQuery(pool, name, text, values),
+      connect: () => pool.connect(),
       end: () => pool.end(),
     };
   }

@@ -1,7 +1,7 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { PoolClient } from 'pg';
 import { DeliveryStatus } from '../common/reference/enums';
-import { Postgres } from '../database/postgres';
+import { OwnPool, PLANNED_ONCE_SESSION, Postgres } from '../database/postgres';
 import { Completion, completionStatement } from './completion.statement';
 import { WebhookJobsRepository } from './webhook-jobs.repository';
 
@@ -42,9 +42,14 @@ function genericFailure(completion: Completion): Completion {
  * updates their subscriptions' health in one statement (completion.statement.ts), retried while the database is
  * unreachable (an outage only delays it). A batch PostgreSQL refuses is split until the refused
  * records stand alone; each of those is written as a generic FAILED record, or its job dropped.
+ *
+ * Batches are written one at a time, on a connection of the writer's own in a PLANNED_ONCE_SESSION:
+ * on the shared pool PostgreSQL planned the statement again for most small batches (a custom plan
+ * looks cheaper than the generic one for a few records), and a generic plan made while the outbox
+ * was nearly empty could read webhook_jobs whole to delete a batch's jobs once it has grown.
  */
 @Injectable()
-export class CompletionWriter {
+export class CompletionWriter implements OnApplicationShutdown {
   private readonly logger = new Logger('CompletionWriter');
   private pending: Completion[] = [];
   /** Jobs delivered here whose record is not written yet (waiting, or being written). */
@@ -55,11 +60,20 @@ export class CompletionWriter {
   private finishing = false;
   /** The connection of the statement running now: closed if shutdown stops waiting for it. */
   private connection: PoolClient | undefined;
+  /** A pool of one: reconnects after an outage, and a connection lost while idle is no error. */
+  private readonly pool: OwnPool;
 
   constructor(
-    private readonly postgres: Postgres,
+    postgres: Postgres,
     private readonly jobs: WebhookJobsRepository,
-  ) {}
+  ) {
+    this.pool = postgres.ownPool(1, PLANNED_ONCE_SESSION);
+  }
+
+  /** After the worker's drain (onModuleDestroy), which writes what it can through `finish`. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.pool.end();
+  }
 
   /** Delivered here and not recorded yet: never sent again from this instance. */
   has(jobId: string): boolean {
@@ -187,10 +201,10 @@ export class CompletionWriter {
 
   /**
    * One auto-committed statement (completionStatement: the records, the jobs' delete, the health)
-   * on a pool client of its own: a named statement, parsed once per connection.
+   * on the writer's own connection: a named statement, parsed and planned once per connection.
    */
   private async write(batch: Completion[]): Promise<void> {
-    const client = await this.postgres.connect();
+    const client = await this.pool.connect();
     client.on('error', this.ignoreLostConnection);
     this.connection = client;
     try {
