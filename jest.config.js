@@ -14,10 +14,6 @@ const common = {
 module.exports = {
   // A global option: jest ignores it inside a project.
   testTimeout: 60000,
-  // Two test files at once. Jest's default (cores - 1) is one at a time on a 2-core machine, where
-  // the e2e files spend most of their time waiting on the database, receivers and timers: a CI run
-  // took 24 minutes with two workers against 34.5 with one, on the same machine the same day.
-  maxWorkers: 2,
   projects: [
     {
       ...common,
