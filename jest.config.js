@@ -16,8 +16,8 @@ module.exports = {
   testTimeout: 60000,
   // Two test files at once. Jest's default (cores - 1) is one at a time on a 2-core machine, where
   // the e2e files spend most of their time waiting on the database, receivers, child processes and
-  // timers: each pass takes about 40 % less. Each file has its own database; a test whose subject
-  // is not a time-out gives its deliveries a generous one (both files' apps share the cores).
+  // timers: each pass takes about 40 % less. Each file has its own database; the e2e apps'
+  // deliveries have a generous time-out (test/support/dispatcher.ts), as both files share the cores.
   maxWorkers: 2,
   projects: [
     {

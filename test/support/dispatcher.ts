@@ -11,8 +11,10 @@ import { testCa } from './test-ca';
 import { startTestApp, TestApp, TestAppOptions, uniq } from './test-app';
 
 /**
- * The app under test trusting the test CA (as NODE_EXTRA_CA_CERTS does in production), with short
- * delivery time-outs. Everything else is the real AppModule.
+ * The app under test trusting the test CA (as NODE_EXTRA_CA_CERTS does in production). Everything
+ * else is the real AppModule. Deliveries time out after 10 s: generous, since two test files share
+ * the cores (jest.config.js) and a cold delivery thread's first TLS set-up can be slow beside the
+ * other file's app; a test about time-outs or leases sets its own WEBHOOK_TIMEOUT_MS.
  */
 export function startDispatcherApp(
   overrides: Record<string, string> = {},
@@ -20,7 +22,7 @@ export function startDispatcherApp(
 ): Promise<TestApp> {
   const ca = testCa();
   return startTestApp(
-    { WEBHOOK_TIMEOUT_MS: '1500', SHUTDOWN_GRACE_MS: '500', ...overrides },
+    { WEBHOOK_TIMEOUT_MS: '10000', SHUTDOWN_GRACE_MS: '500', ...overrides },
     {
       ...options,
       configure: (builder) => {
