@@ -14,10 +14,7 @@ const common = {
 module.exports = {
   // A global option: jest ignores it inside a project.
   testTimeout: 60000,
-  // Two test files at once. Jest's default (cores - 1) is one at a time on a 2-core machine, where
-  // the e2e files spend most of their time waiting on the database, receivers, child processes and
-  // timers: each pass takes about 40 % less. Each file has its own database; the e2e apps'
-  // deliveries have a generous time-out (test/support/dispatcher.ts), as both files share the cores.
+  // Two test files at once (jest's default on 2 cores is one): see docs/architecture.md, "Tests".
   maxWorkers: 2,
   projects: [
     {
