@@ -12,9 +12,9 @@ import { startTestApp, TestApp, TestAppOptions, uniq } from './test-app';
 
 /**
  * The app under test trusting the test CA (as NODE_EXTRA_CA_CERTS does in production). Everything
- * else is the real AppModule. Deliveries time out after 10 s: generous, since two test files share
- * the cores (jest.config.js) and a cold delivery thread's first TLS set-up can be slow beside the
- * other file's app; a test about time-outs or leases sets its own WEBHOOK_TIMEOUT_MS.
+ * else is the real AppModule. Deliveries time out after 10 s: generous, since a cold delivery
+ * thread's first TLS set-up can be slow on a busy machine; a test about time-outs or leases sets its
+ * own WEBHOOK_TIMEOUT_MS.
  */
 export function startDispatcherApp(
   overrides: Record<string, string> = {},
