@@ -74,6 +74,8 @@ asRoot('Embedded cluster of a DATA_DIR the postgres user cannot reach (run as ro
     });
     expect(existsSync(join(cluster, 'PG_VERSION'))).toBe(true);
     expect((await readFile(join(folder, 'data-dir'), 'utf8')).trim()).toBe(dataDir);
+    // A hard link to <DATA_DIR>/pg itself: two names while the DATA_DIR exists under any name.
+    expect((await lstat(join(folder, 'data-dir-link'))).nlink).toBe(2);
 
     await expect(first.stop('SIGTERM')).resolves.toBe(0);
     await rm(parent, { recursive: true, force: true });
@@ -84,21 +86,28 @@ asRoot('Embedded cluster of a DATA_DIR the postgres user cannot reach (run as ro
     await expect(next.stop('SIGTERM')).resolves.toBe(0);
   }, 180_000);
 
-  it('takes its cluster along when the DATA_DIR is renamed', async () => {
+  it("keeps a renamed DATA_DIR's cluster through other starts, and gives a new DATA_DIR at the old path a cluster of its own", async () => {
     const { parent, dataDir } = await hiddenDataDir();
     const first = await start({ DATA_DIR: dataDir });
-    const before = await readlink(join(dataDir, 'pg'));
-    await writeFile(join(before, 'marker-of-this-test'), 'kept');
+    const cluster = await readlink(join(dataDir, 'pg'));
+    await writeFile(join(cluster, 'marker-of-this-test'), 'kept');
     await expect(first.stop('SIGTERM')).resolves.toBe(0);
 
     const renamed = join(parent, 'renamed');
     await rename(dataDir, renamed);
+    await removeOrphanClusters(); // what any other service's start runs before this one starts again
+    expect(await readFile(join(cluster, 'marker-of-this-test'), 'utf8')).toBe('kept');
+
+    const atOldPath = await start({ DATA_DIR: dataDir });
+    const itsCluster = await readlink(join(dataDir, 'pg'));
+    expect(dirname(itsCluster)).not.toBe(dirname(cluster));
+    expect(existsSync(join(itsCluster, 'marker-of-this-test'))).toBe(false);
+    await expect(atOldPath.stop('SIGTERM')).resolves.toBe(0);
+
     const second = await start({ DATA_DIR: renamed });
-    const after = await readlink(join(renamed, 'pg'));
-    expect(after).not.toBe(before);
-    expect(await readFile(join(after, 'marker-of-this-test'), 'utf8')).toBe('kept');
-    expect((await readFile(join(dirname(after), 'data-dir'), 'utf8')).trim()).toBe(renamed);
-    expect(existsSync(dirname(before))).toBe(false);
+    expect(await readlink(join(renamed, 'pg'))).toBe(cluster);
+    expect(await readFile(join(cluster, 'marker-of-this-test'), 'utf8')).toBe('kept');
+    expect((await readFile(join(dirname(cluster), 'data-dir'), 'utf8')).trim()).toBe(renamed);
     await expect(second.stop('SIGTERM')).resolves.toBe(0);
   }, 180_000);
 

@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import {
   chmod,
   chown,
+  link as hardLink,
   lstat,
   mkdir,
   readdir,
@@ -29,6 +30,12 @@ const CLUSTERS_DIR = join(ROOT_FALLBACK_DIR, 'clusters');
 const LEGACY_FALLBACK_DIR = '/var/tmp/partner-integration-service';
 /** In each fallback cluster folder: the DATA_DIR it belongs to, so it goes when that folder goes. */
 const OWNER_DATA_DIR_FILE = 'data-dir';
+/**
+ * In each fallback cluster folder: a hard link to the symbolic link `<DATA_DIR>/pg`. Its link count
+ * tells a renamed DATA_DIR (the link lives on under another name: 2) from a removed one (1), which
+ * the recorded path alone cannot. Made only when DATA_DIR is on the same file system.
+ */
+const DATA_DIR_LINK_TWIN = 'data-dir-link';
 
 /** Whether a user other than the owner can enter every folder above `path` (all need o+x). */
 export async function othersCanReach(path: string): Promise<boolean> {
@@ -46,18 +53,26 @@ export async function rootOwnedDir(path: string): Promise<void> {
 }
 
 /**
- * Removes the fallback clusters whose DATA_DIR is gone (or no longer links to them), stopping a
- * postmaster left running on one. Run at every start as root and by the test suite's teardown.
- * A folder without its `data-dir` record yet is another process' cluster being set up: left alone.
+ * Whether a fallback cluster's DATA_DIR still exists: it links to the cluster, or it was renamed
+ * (its link lives on elsewhere, and takes the cluster along at that DATA_DIR's next start).
+ */
+async function dataDirExists(folder: string, dataDir: string): Promise<boolean> {
+  if ((await readlink(join(dataDir, 'pg')).catch(() => undefined)) === join(folder, 'pg')) return true;
+  const twin = await lstat(join(folder, DATA_DIR_LINK_TWIN)).catch(() => undefined);
+  return twin !== undefined && twin.nlink > 1;
+}
+
+/**
+ * Removes the fallback clusters whose DATA_DIR is gone, stopping a postmaster left running on one.
+ * Run at every start as root and by the test suite's teardown. A folder without its `data-dir`
+ * record yet is another process' cluster being set up: left alone.
  */
 export async function removeOrphanClusters(log: (message: string) => void = () => undefined): Promise<void> {
   const ids = await readdir(CLUSTERS_DIR).catch(() => [] as string[]);
   for (const id of ids) {
     const folder = join(CLUSTERS_DIR, id);
     const dataDir = (await readFile(join(folder, OWNER_DATA_DIR_FILE), 'utf8').catch(() => '')).trim();
-    if (!dataDir) continue;
-    const link = await readlink(join(dataDir, 'pg')).catch(() => undefined);
-    if (link === join(folder, 'pg')) continue;
+    if (!dataDir || (await dataDirExists(folder, dataDir))) continue;
     log(`removing the embedded PostgreSQL cluster ${folder}: its DATA_DIR ${dataDir} is gone`);
     try {
       await stopPostmasterOf(join(folder, 'pg'));
@@ -68,53 +83,63 @@ export async function removeOrphanClusters(log: (message: string) => void = () =
   }
 }
 
-/** Whether a cluster folder is one of ours (in the fallback folder, or its old world-writable home). */
-const isFallbackCluster = (dir: string) =>
-  [LEGACY_FALLBACK_DIR, CLUSTERS_DIR].some((parent) => dir.startsWith(`${parent}/`));
-
-/** Moves the cluster a DATA_DIR linked to before into `real`, its folder's place now. */
-async function moveCluster(previous: string, real: string, log: (message: string) => void): Promise<void> {
+/** Moves a cluster from the earlier world-writable folder into `real`, its place now. */
+async function moveLegacyCluster(
+  previous: string,
+  real: string,
+  log: (message: string) => void,
+): Promise<void> {
   log(`moving the embedded PostgreSQL cluster from ${previous} to ${real}`);
   await stopPostmasterOf(previous);
   await rename(previous, real).catch(async () => {
     await run('cp', ['-a', previous, real]);
     await rm(previous, { recursive: true, force: true });
   });
-  if (previous.startsWith(`${CLUSTERS_DIR}/`)) await rm(dirname(previous), { recursive: true, force: true });
+}
+
+/** Makes `twin` a hard link to the symbolic link `link` itself (Linux's link(2) does not follow it). */
+async function twinLink(link: string, twin: string, log: (message: string) => void): Promise<void> {
+  const [linkInfo, twinInfo] = await Promise.all([lstat(link), lstat(twin).catch(() => undefined)]);
+  if (twinInfo?.ino === linkInfo.ino && twinInfo.dev === linkInfo.dev) return;
+  await rm(twin, { force: true });
+  await hardLink(link, twin).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EXDEV') throw error;
+    log(
+      `${dirname(link)} is on another file system than ${CLUSTERS_DIR}: after renaming it, start it before any other service, or its cluster is taken for an orphan`,
+    );
+  });
 }
 
 /**
  * As root, a cluster in a DATA_DIR the postgres user cannot reach lives in
- * `/var/lib/partner-integration-service/clusters/<hash of DATA_DIR>/pg` instead (owned by postgres,
- * in a folder owned by root that records the DATA_DIR), linked from `<DATA_DIR>/pg`.
+ * `/var/lib/partner-integration-service/clusters/<random id>/pg` instead (owned by postgres, in a
+ * folder owned by root that records the DATA_DIR), linked from `<DATA_DIR>/pg`. The link is what
+ * finds it, so a renamed DATA_DIR keeps its cluster where it is, and a new DATA_DIR at a renamed
+ * one's old path gets a folder of its own.
  */
 export async function reachableClusterDir(
   clusterDir: string,
   log: (message: string) => void,
 ): Promise<string> {
   if (await othersCanReach(clusterDir)) return clusterDir;
-  const dataDir = dirname(clusterDir);
-  const folder = join(CLUSTERS_DIR, createHash('sha256').update(clusterDir).digest('hex').slice(0, 16));
-  const real = join(folder, 'pg');
   const existing = await lstat(clusterDir).catch(() => undefined);
   if (existing && !existing.isSymbolicLink()) return clusterDir; // an older cluster in place: keep using it
   const linked = existing ? await readlink(clusterDir) : undefined;
-  // A cluster this DATA_DIR already links to elsewhere: moved here when it is ours (from the old
-  // world-writable folder, or from the hash of the path this DATA_DIR had before it was renamed).
-  const previous =
-    linked !== undefined && linked !== real && existsSync(join(linked, 'PG_VERSION')) ? linked : undefined;
-  if (previous && !isFallbackCluster(previous)) return previous; // linked by hand to a folder postgres can reach
-  if (linked !== real) {
-    // Not linked here yet: what this folder holds belongs to an earlier DATA_DIR of the same path
-    // (its password file went with it), so it starts afresh or takes over the previous cluster.
-    await stopPostmasterOf(real);
-    await rm(folder, { recursive: true, force: true });
-  }
+  const within = (parent: string) => linked !== undefined && linked.startsWith(`${parent}/`);
+  const initialised = linked !== undefined && existsSync(join(linked, 'PG_VERSION'));
+  if (initialised && !within(CLUSTERS_DIR) && !within(LEGACY_FALLBACK_DIR)) return linked; // linked by hand
+  const kept = linked !== undefined && within(CLUSTERS_DIR) && existsSync(dirname(linked));
+  const folder = kept ? dirname(linked) : join(CLUSTERS_DIR, randomBytes(8).toString('hex'));
+  const real = join(folder, 'pg');
   for (const dir of [ROOT_FALLBACK_DIR, CLUSTERS_DIR, folder]) await rootOwnedDir(dir);
-  if (previous) await moveCluster(previous, real, log);
-  if (linked !== undefined && linked !== real) await rm(clusterDir, { force: true });
-  if (linked !== real) await symlink(real, clusterDir);
+  if (!kept) {
+    if (initialised && within(LEGACY_FALLBACK_DIR)) await moveLegacyCluster(linked, real, log);
+    await rm(clusterDir, { force: true });
+    await symlink(real, clusterDir);
+  }
+  await twinLink(clusterDir, join(folder, DATA_DIR_LINK_TWIN), log);
   // Written last: a clean-up elsewhere that finds it finds the link too, so never takes it for an orphan.
+  const dataDir = dirname(clusterDir);
   writeFileSync(join(folder, OWNER_DATA_DIR_FILE), `${dataDir}\n`, { mode: 0o644 });
   log(`the postgres user cannot reach ${dataDir}: the cluster lives in ${real}, linked from ${clusterDir}`);
   return real;
