@@ -18,11 +18,9 @@ export interface KeyedEvent {
 /**
  * ENQUEUE_SQL (webhook-events.repository.ts) with an idempotency key: the event row carries the key,
  * the body's hash and the matched count, and ON CONFLICT on UQ_webhook_events_tenant_idempotency_key
- * writes no event and no job when the tenant's key is taken. The subscriptions are locked and
- * counted first so the count stored with the event is the number of jobs written; the tenant is
- * hidden from the planner as in ENQUEUE_SQL (one plan for every tenant). A conflict with a
- * row committed before this statement began is answered by the last SELECT; one committed while ON
- * CONFLICT waited for it is invisible to this statement's snapshot: see enqueueOnce.
+ * writes no event and no job when the tenant's key is taken (then it returns no row). The
+ * subscriptions are locked and counted first so the count stored with the event is the number of
+ * jobs written; the tenant is hidden from the planner as in ENQUEUE_SQL (one plan for every tenant).
  */
 const ENQUEUE_ONCE_SQL = `
   WITH matching AS (
@@ -43,18 +41,20 @@ const ENQUEUE_ONCE_SQL = `
     INSERT INTO webhook_jobs (event_id, subscription_id)
     SELECT event.id, matching.id FROM event CROSS JOIN matching
   )
+  SELECT id AS "eventId", occurred_at AS "occurredAt", matched_subscriptions AS matched FROM event`;
+
+/** The tenant's event holding the key, and whether it was published with the given body hash. */
+const KEY_HOLDER_SQL = `
   SELECT id AS "eventId", occurred_at AS "occurredAt", matched_subscriptions AS matched,
-    false AS replayed, true AS "sameBody"
-  FROM event
-  UNION ALL
-  SELECT id, occurred_at, matched_subscriptions, true, body_sha256 = $6::bytea
+    body_sha256 = $3::bytea AS "sameBody"
   FROM webhook_events
-  WHERE tenant = $2 AND idempotency_key = $5 AND NOT EXISTS (SELECT 1 FROM event)`;
+  WHERE tenant = $1 AND idempotency_key = $2`;
 
 /**
- * Writes the event and its jobs unless the tenant's key is taken; then returns the one holding it.
- * Undefined when the key's holder committed while this statement waited for it (invisible to its
- * snapshot) or was deleted since: run it again, with a new snapshot, to read or take the key.
+ * Writes the event and its jobs unless the tenant's key is taken; then returns the one holding it,
+ * read by a statement of its own, only then: its snapshot sees a holder committed while ON CONFLICT
+ * waited for it, which the first statement's cannot. Undefined when the holder was deleted (by
+ * retention) in between: run it again, to take the key.
  */
 export async function enqueueOnce(
   run: RunStatement,
@@ -71,6 +71,11 @@ export async function enqueueOnce(
 ): Promise<KeyedEvent | undefined> {
   const { eventType, tenant, timestamp, payload, traceContext } = event;
   const params = [eventType, tenant, timestamp, payload, key, bodySha256, traceContext];
-  const [row] = (await run('webhook_enqueue_once', ENQUEUE_ONCE_SQL, params)) as KeyedEvent[];
-  return row;
+  type Written = Omit<KeyedEvent, 'replayed' | 'sameBody'>;
+  const [written] = (await run('webhook_enqueue_once', ENQUEUE_ONCE_SQL, params)) as Written[];
+  if (written) return { ...written, replayed: false, sameBody: true };
+  const [holder] = (await run('webhook_key_holder', KEY_HOLDER_SQL, [tenant, key, bodySha256])) as Array<
+    Omit<KeyedEvent, 'replayed'>
+  >;
+  return holder && { ...holder, replayed: true };
 }

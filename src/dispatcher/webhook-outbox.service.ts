@@ -27,10 +27,10 @@ export interface EnqueueOptions {
 }
 
 /**
- * enqueueOnce again after a conflict with an event committed meanwhile (the second run reads it), or
- * once more should retention delete that event in between (then the key is free).
+ * enqueueOnce again should retention delete the key's old event between its two statements (then the
+ * key is free, and a new event holding it is too young for retention).
  */
-const KEYED_ATTEMPTS = 3;
+const KEYED_ATTEMPTS = 2;
 
 /** What makes two publications the same event: not the timestamp the service assigns. */
 const bodySha256 = (body: EventBody): Buffer =>
