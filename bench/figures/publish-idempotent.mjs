@@ -37,6 +37,9 @@ function combined(runs) {
   return { ...runs.at(-1), value: round(requests / seconds), requests, durationS: seconds, rounds: runs };
 }
 
+/** The load generator's CPU per request in each round. */
+const generatorCpu = (runs) => runs.map((r) => r.cpuMsPerRequest.bench).join(', ');
+
 /** Longest wait for the earlier figures' maintenance to end (settle). */
 const SETTLE_MS = 60_000;
 
@@ -130,6 +133,10 @@ export async function publishIdempotentFigure() {
       `CPU per publish: with keys service ${withKeys.cpuMsPerRequest.service} ms + PostgreSQL ` +
         `${withKeys.cpuMsPerRequest.postgres} ms; without, ${withoutKeys.cpuMsPerRequest.service} ms + ` +
         `${withoutKeys.cpuMsPerRequest.postgres} ms (last round)`,
+      // The load generator does the same work per request on both sides: when its cost moves, the
+      // machine's speed moved between the rounds, and the service's and PostgreSQL's costs with it.
+      `the load generator's CPU per request, a control for the machine's speed: ` +
+        `with keys ${generatorCpu(keyed)} ms, without ${generatorCpu(plain)} ms (by round)`,
       ...[...plain, ...keyed].map((r) => r.maintenance),
     ],
   });
