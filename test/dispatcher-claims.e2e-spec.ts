@@ -15,6 +15,8 @@ import { uniq } from './support/test-app';
  */
 describe('Dispatcher: no claims in vain at the tail of a burst', () => {
   const SUBSCRIPTIONS = 24;
+  /** The sweep's period with a 10 s time-out (worker-settings.ts: half the time-out, at most 5 s). */
+  const SWEEP_MS = 5_000;
   let t: TestApp;
   let receiver: Receiver | undefined;
 
@@ -40,6 +42,7 @@ describe('Dispatcher: no claims in vain at the tail of a burst', () => {
     }
     const jobs = t.app.get(WebhookJobsRepository);
     const claims = jest.spyOn(jobs, 'claimDue');
+    const started = Date.now();
     try {
       await t.app
         .get(LicenceEventPublisher)
@@ -51,11 +54,13 @@ describe('Dispatcher: no claims in vain at the tail of a burst', () => {
       const taken = results.reduce((sum, r) => sum + r.jobs.length, 0);
       expect(taken).toBeGreaterThanOrEqual(SUBSCRIPTIONS);
       // In vain at most: the claim woken by the publish's own NOTIFY right after the first (the
-      // tenant then at its cap), the one that finds nothing due for anyone with room, and a sweep.
+      // tenant then at its cap), the one that finds nothing due for anyone with room, and one per
+      // sweep that fell within the burst (one on a quick machine; more where it runs slowly).
       // Claiming on each finished delivery made one in vain for nearly every delivery of the last
       // round of slots (14 of 20 claims).
+      const sweeps = Math.ceil((Date.now() - started) / SWEEP_MS);
       const inVain = results.filter((r) => r.jobs.length === 0).length;
-      expect(inVain).toBeLessThanOrEqual(3);
+      expect(inVain).toBeLessThanOrEqual(2 + sweeps);
       expect(receiver.receipts).toHaveLength(SUBSCRIPTIONS);
     } finally {
       claims.mockRestore();
