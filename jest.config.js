@@ -14,8 +14,9 @@ const common = {
 module.exports = {
   // A global option: jest ignores it inside a project.
   testTimeout: 60000,
-  // Two test files at once (jest's default on 2 cores is one): see docs/architecture.md, "Tests".
-  maxWorkers: 2,
+  // One test file at a time (jest's default on 2 cores): see docs/architecture.md, "Tests", for why
+  // not two.
+  maxWorkers: 1,
   projects: [
     {
       ...common,
