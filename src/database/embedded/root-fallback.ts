@@ -54,7 +54,7 @@ export async function rootOwnedDir(path: string): Promise<void> {
 
 /**
  * Whether a fallback cluster's DATA_DIR still exists: it links to the cluster, or it was renamed
- * (its link lives on elsewhere, and takes the cluster along at that DATA_DIR's next start).
+ * (its link lives on under the new name, and finds the cluster at that DATA_DIR's next start).
  */
 async function dataDirExists(folder: string, dataDir: string): Promise<boolean> {
   if ((await readlink(join(dataDir, 'pg')).catch(() => undefined)) === join(folder, 'pg')) return true;
