@@ -43,11 +43,11 @@ function senderWith(flag: string, deliveryThreads = 1): WebhookSender {
   return new WebhookSender(config, SecretBox.withKey(randomBytes(32)), {}, { filename: script, eval: true });
 }
 
-const threadsOf = (sender: WebhookSender) =>
-  (sender as unknown as { threads: Array<{ thread: Worker | undefined }> }).threads.map((t) => t.thread);
+const handlesOf = (sender: WebhookSender) =>
+  (sender as unknown as { threads: Array<{ thread: Worker | undefined; ready: boolean }> }).threads;
+const threadsOf = (sender: WebhookSender) => handlesOf(sender).map((t) => t.thread);
 const threadOf = (sender: WebhookSender) => threadsOf(sender)[0];
-const readyOf = (sender: WebhookSender) =>
-  (sender as unknown as { threads: Array<{ ready: boolean }> }).threads[0].ready;
+const readyOf = (sender: WebhookSender) => handlesOf(sender)[0].ready;
 const job = {
   eventId: '1',
   subscriptionId: 1,
