@@ -1,224 +1,50 @@
-import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import pg from 'pg';
 import request from 'supertest';
-import { createTestDatabase, dropTestDatabase } from './support/database';
-import { startTestApp } from './support/test-app';
+import {
+  baseEnv,
+  BuiltService,
+  builtService,
+  cliUser,
+  clusterOf,
+  EXIT_WITHIN_MS,
+  expectJsonLines,
+  generatedSecretWarnings,
+  isAlive,
+  oneLine,
+  postgresOn,
+  Running,
+  runCli,
+  spawnNode,
+  startService,
+  stop,
+  storedSecrets,
+  within,
+} from './support/built-service';
+import { freePort } from './support/service-process';
 
 /**
- * The built service and CLI as child processes (contract section 1: running it, bad configuration,
- * shutdown; section 2: the CLI). Built once; every server runs on the embedded PostgreSQL of its own
- * temporary DATA_DIR unless DATABASE_URL is given.
+ * The built service as a child process on the embedded PostgreSQL of a DATA_DIR of its own
+ * (contract section 1: running it, restarts, signals, a crash, bad configuration; section 2: the
+ * CLI beside it). These never use DATABASE_URL, so the CI's second pass, on the PostgreSQL server,
+ * leaves them out (`.ci/run`, the specs named `embedded-*`).
  */
-const ROOT = resolve(__dirname, '..');
-const MAIN = join(ROOT, 'dist/src/main.js');
-const CLI = join(ROOT, 'dist/src/cli.js');
-const READY_WITHIN_MS = 30_000;
-const EXIT_WITHIN_MS = 30_000;
-
 jest.setTimeout(240_000);
 
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
-}
+/** A DATA_DIR whose first start creates the administrator root@example.com (contract section 1). */
+const withAdministrator = (dataDir: string) => ({
+  DATA_DIR: dataDir,
+  BOOTSTRAP_ADMIN_EMAIL: 'root@example.com',
+  BOOTSTRAP_ADMIN_PASSWORD: 'root-password-1',
+});
 
-/** Only what the service needs: nothing of this test run's own environment leaks in. */
-function baseEnv(extra: Record<string, string>): Record<string, string> {
-  return {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: process.env.HOME ?? tmpdir(),
-    LOG_LEVEL: 'info',
-    ...extra,
-  };
-}
-
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-interface Running {
-  child: ChildProcess;
-  port: number;
-  url: string;
-  stdout: () => string;
-  stderr: () => string;
-  exit: Promise<Exit>;
-}
-
-function spawnNode(script: string, args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [script, ...args], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-  const exit = new Promise<Exit>((done) => child.on('exit', (code, signal) => done({ code, signal })));
-  return { child, stdout: () => stdout, stderr: () => stderr, exit };
-}
-
-/** Starts the service and waits for /health/ready (at most 30 s). */
-async function startService(env: Record<string, string>): Promise<Running> {
-  const port = await freePort();
-  const proc = spawnNode(MAIN, [], baseEnv({ PORT: String(port), HOST: '127.0.0.1', ...env }));
-  const url = `http://127.0.0.1:${port}`;
-  const started = Date.now();
-  let exited: Exit | undefined;
-  void proc.exit.then((e) => (exited = e));
-  for (;;) {
-    if (exited) {
-      throw new Error(
-        `service exited (${JSON.stringify(exited)}) before ready: ${proc.stderr()} ${proc.stdout().slice(-2000)}`,
-      );
-    }
-    const ok = await fetch(`${url}/health/ready`)
-      .then((r) => r.status === 200)
-      .catch(() => false);
-    if (ok) break;
-    if (Date.now() - started > READY_WITHIN_MS) {
-      proc.child.kill('SIGKILL');
-      throw new Error(
-        `not ready within ${READY_WITHIN_MS} ms: ${proc.stderr()} ${proc.stdout().slice(-2000)}`,
-      );
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return { ...proc, port, url };
-}
-
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Signals the service and waits for it to exit. */
-async function stop(service: Running, signal: NodeJS.Signals): Promise<Exit> {
-  service.child.kill(signal);
-  return within(service.exit, EXIT_WITHIN_MS, `exit after ${signal}`);
-}
-
-/** PostgreSQL processes running on `<dataDir>/pg`, from /proc. */
-/** The cluster's real folder: run as root, `<DATA_DIR>/pg` links to one only root may enter. */
-function clusterOf(dataDir: string): string {
-  const link = join(dataDir, 'pg');
-  return existsSync(link) ? realpathSync(link) : link;
-}
-
-function postgresOn(dataDir: string): number[] {
-  const cluster = clusterOf(dataDir);
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      if (argv.some((a) => a.endsWith('postgres')) && argv.includes(cluster)) pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Every stdout line is one JSON object (contract section 1, Logs). */
-function expectJsonLines(text: string): Array<Record<string, unknown>> {
-  const lines = text.split('\n').filter((l) => l.length > 0);
-  expect(lines.length).toBeGreaterThan(0);
-  return lines.map((line) => {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line);
-    } catch {
-      throw new Error(`not a JSON line: ${line}`);
-    }
-    expect(typeof parsed).toBe('object');
-    return parsed as Record<string, unknown>;
-  });
-}
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-async function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
-  const proc = spawnNode(CLI, args, baseEnv(env));
-  const exit = await within(proc.exit, 90_000, `cli ${args[0]}`);
-  return { code: exit.code, stdout: proc.stdout(), stderr: proc.stderr() };
-}
-
-const cliUser = (email: string, extra: string[] = []) => [
-  'users:create',
-  '--email',
-  email,
-  '--password',
-  'cli-password-1',
-  '--role',
-  'ROLE_PARTNER',
-  '--tenant',
-  'cli',
-  '--partner-id',
-  '9',
-  '--partner-name',
-  'Cli Partner',
-  ...extra,
-];
-
-/** What a command-line tool prints on stderr when it generates the secrets in a fresh DATA_DIR. */
-const generatedSecretWarnings = (dataDir: string) =>
-  [
-    ['JWT_SECRET', 'jwt-secret'],
-    ['SECRETS_KEY', 'secrets-key'],
-  ]
-    .map(
-      ([name, file]) =>
-        `warning: ${name} is not set: generated one and stored it in ${join(dataDir, file)}; set ${name} in production\n`,
-    )
-    .join('');
-
-/** The generated secrets' values, which no output may contain. */
-const storedSecrets = (dataDir: string) =>
-  ['jwt-secret', 'secrets-key'].map((file) => readFileSync(join(dataDir, file), 'utf8').trim());
-
-const oneLine = (text: string) => {
-  expect(text.endsWith('\n')).toBe(true);
-  expect(text.trimEnd().split('\n')).toHaveLength(1);
-  return text.trim();
-};
-
-describe('running the built service (contract section 1)', () => {
+describe('running the built service on the embedded PostgreSQL (contract section 1)', () => {
+  let built: BuiltService;
   const dirs: string[] = [];
   const started: Running[] = [];
   const newDataDir = async () => {
@@ -227,15 +53,13 @@ describe('running the built service (contract section 1)', () => {
     return dir;
   };
   const start = async (env: Record<string, string>) => {
-    const service = await startService(env);
+    const service = await startService(built.main, env);
     started.push(service);
     return service;
   };
 
   beforeAll(async () => {
-    await promisify(execFile)('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, timeout: 180_000 });
-    expect(existsSync(MAIN)).toBe(true);
-    expect(existsSync(CLI)).toBe(true);
+    built = await builtService();
   });
 
   afterAll(async () => {
@@ -251,11 +75,7 @@ describe('running the built service (contract section 1)', () => {
   describe('(a) embedded PostgreSQL: start, data and secrets across restarts, clean shutdown', () => {
     it('starts on a fresh DATA_DIR, keeps users and the JWT secret across a restart, and stops on SIGTERM and SIGINT', async () => {
       const dataDir = await newDataDir();
-      const env = {
-        DATA_DIR: dataDir,
-        BOOTSTRAP_ADMIN_EMAIL: 'root@example.com',
-        BOOTSTRAP_ADMIN_PASSWORD: 'root-password-1',
-      };
+      const env = withAdministrator(dataDir);
 
       const first = await start(env);
       expect(postgresOn(dataDir)).toHaveLength(1);
@@ -285,7 +105,7 @@ describe('running the built service (contract section 1)', () => {
       // The CLI joins the running embedded server: no second server, and the first one keeps going.
       const pg = postgresOn(dataDir);
       const cliEmail = `cli-${randomBytes(4).toString('hex')}@example.com`;
-      const cli = await runCli(cliUser(cliEmail), { DATA_DIR: dataDir });
+      const cli = await runCli(built.cli, cliUser(cliEmail), { DATA_DIR: dataDir });
       expect(cli).toMatchObject({ code: 0, stderr: '' });
       expect(oneLine(cli.stdout)).toMatch(
         new RegExp(`^created user \\d+ <${cliEmail}> role ROLE_PARTNER tenant cli$`),
@@ -374,7 +194,7 @@ describe('running the built service (contract section 1)', () => {
     it('runs the CLI offline against the embedded DATA_DIR: starts PostgreSQL for the command and stops it', async () => {
       const dataDir = await newDataDir();
       const email = `offline-${randomBytes(4).toString('hex')}@example.com`;
-      const cli = await runCli(cliUser(email, ['--admin', '--hub', '--user-name', 'Off Line']), {
+      const cli = await runCli(built.cli, cliUser(email, ['--admin', '--hub', '--user-name', 'Off Line']), {
         DATA_DIR: dataDir,
       });
       // The CLI ran first on this DATA_DIR: it generated the secrets, and says so (contract section 1).
@@ -406,7 +226,7 @@ describe('running the built service (contract section 1)', () => {
   describe('signals at awkward moments', () => {
     it('stops cleanly on a SIGTERM during start-up, while the embedded PostgreSQL is initialised', async () => {
       const dataDir = await newDataDir();
-      const proc = spawnNode(MAIN, [], baseEnv({ DATA_DIR: dataDir, PORT: String(await freePort()) }));
+      const proc = spawnNode(built.main, [], baseEnv({ DATA_DIR: dataDir, PORT: String(await freePort()) }));
       const deadline = Date.now() + 30_000;
       while (!proc.stdout().includes('initialising embedded PostgreSQL')) {
         if (Date.now() > deadline || proc.child.exitCode !== null)
@@ -443,11 +263,7 @@ describe('running the built service (contract section 1)', () => {
   describe('(b) a crashed service', () => {
     it('leaves PostgreSQL running after SIGKILL; the next start adopts it, works, and stops it', async () => {
       const dataDir = await newDataDir();
-      const env = {
-        DATA_DIR: dataDir,
-        BOOTSTRAP_ADMIN_EMAIL: 'root@example.com',
-        BOOTSTRAP_ADMIN_PASSWORD: 'root-password-1',
-      };
+      const env = withAdministrator(dataDir);
       const first = await start(env);
       const [pg] = postgresOn(dataDir);
       expect(pg).toBeGreaterThan(0);
@@ -613,7 +429,7 @@ describe('running the built service (contract section 1)', () => {
     ])('%s', async (_name, env, line) => {
       const dataDir = await newDataDir();
       const proc = spawnNode(
-        MAIN,
+        built.main,
         [],
         baseEnv({ DATA_DIR: dataDir, PORT: String(await freePort()), ...env }),
       );
@@ -635,7 +451,7 @@ describe('running the built service (contract section 1)', () => {
       );
       try {
         const proc = spawnNode(
-          MAIN,
+          built.main,
           [],
           baseEnv({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' }),
         );
@@ -657,7 +473,7 @@ describe('running the built service (contract section 1)', () => {
       expect(await stop(first, 'SIGTERM')).toEqual({ code: 0, signal: null });
       // A cluster from a PostgreSQL version these binaries cannot read.
       writeFileSync(join(dataDir, 'pg', 'PG_VERSION'), '9\n');
-      const proc = spawnNode(MAIN, [], baseEnv({ DATA_DIR: dataDir, PORT: String(await freePort()) }));
+      const proc = spawnNode(built.main, [], baseEnv({ DATA_DIR: dataDir, PORT: String(await freePort()) }));
       const exit = await within(proc.exit, 90_000, 'exit when PostgreSQL cannot start');
       expect(exit.code).toBe(1);
       expect(oneLine(proc.stderr())).toMatch(
@@ -665,152 +481,5 @@ describe('running the built service (contract section 1)', () => {
       );
       expect(postgresOn(dataDir)).toEqual([]);
     });
-  });
-});
-
-describe('(e) the command-line tools: npm run cli -- users:create, npm run migration:run (contract sections 1, 2)', () => {
-  let database: { url: string; name: string };
-  // Secrets given: the generated-secret warnings on stderr are the subject of their own tests.
-  const secrets = {
-    JWT_SECRET: randomBytes(32).toString('hex'),
-    SECRETS_KEY: randomBytes(32).toString('base64'),
-  };
-  const env = () => ({ DATABASE_URL: database.url, DATA_DIR: join(tmpdir(), 'pis-cli-unused'), ...secrets });
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    // The build is the one made by the suite above (same file, run first).
-    if (!existsSync(CLI))
-      await promisify(execFile)('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT });
-  });
-  afterAll(async () => {
-    await dropTestDatabase(database.name);
-    await rm(join(tmpdir(), 'pis-cli-unused'), { recursive: true, force: true });
-  });
-
-  it('creates a user (exit 0, one line) who can then log in over HTTP', async () => {
-    const email = `cli-${randomBytes(4).toString('hex')}@example.com`;
-    const result = await runCli(cliUser(email), env());
-    expect(result).toMatchObject({ code: 0, stderr: '' });
-    expect(oneLine(result.stdout)).toMatch(
-      new RegExp(`^created user \\d+ <${email}> role ROLE_PARTNER tenant cli$`),
-    );
-    expect(result.stdout).not.toContain('cli-password-1');
-
-    const app = await startTestApp({}, { databaseUrl: database.url });
-    try {
-      const login = await app
-        .http()
-        .post('/auth/login')
-        .send({ email, password: 'cli-password-1' })
-        .expect(200);
-      const me = await app
-        .http()
-        .get('/auth/me')
-        .set('authorization', `Bearer ${login.body.token}`)
-        .expect(200);
-      expect(me.body).toMatchObject({
-        user: email,
-        isAdministrator: false,
-        role: '[[ROLE_PARTNER]]',
-        otherInformation: { hub: false, partnerName: 'Cli Partner', userName: email, partnerId: 9 },
-      });
-    } finally {
-      await app.close();
-    }
-  });
-
-  it('refuses a duplicate e-mail, in any case, with one clear line and a non-zero exit', async () => {
-    const email = `dup-${randomBytes(4).toString('hex')}@example.com`;
-    expect((await runCli(cliUser(email), env())).code).toBe(0);
-    for (const again of [email, email.toUpperCase()]) {
-      const result = await runCli(cliUser(again), env());
-      expect(result.code).not.toBe(0);
-      expect(oneLine(result.stderr)).toBe('a user with this e-mail already exists');
-      expect(result.stdout).toBe('');
-    }
-  });
-
-  it.each<[string, string[], RegExp]>([
-    [
-      'missing --email',
-      cliUser('x@example.com').filter((a, i, all) => a !== '--email' && all[i - 1] !== '--email'),
-      /^invalid --email: email is required$/,
-    ],
-    ['a bad --email', cliUser('not-an-email'), /^invalid --email: /],
-    [
-      'a short --password',
-      [...cliUser('p@example.com').slice(0, 3), '--password', 'short', ...cliUser('p@example.com').slice(5)],
-      /^invalid --password: /,
-    ],
-    [
-      'a bad --role',
-      cliUser('r@example.com').map((a) => (a === 'ROLE_PARTNER' ? 'ROLE_ADMIN' : a)),
-      /^invalid --role: role must be one of ROLE_PARTNER, ROLE_CLIENT, ROLE_BRANCH$/,
-    ],
-    [
-      'a non-numeric --partner-id',
-      cliUser('n@example.com').map((a) => (a === '9' ? 'nine' : a)),
-      /^invalid --partner-id: /,
-    ],
-    [
-      'an unknown option',
-      [...cliUser('u@example.com'), '--superuser'],
-      /^Unknown option '--superuser'.*; usage: npm run cli -- users:create /,
-    ],
-    [
-      'an unknown command',
-      ['users:delete', '--email', 'x@example.com'],
-      /^usage: npm run cli -- users:create /,
-    ],
-    ['no command', [], /^usage: npm run cli -- users:create /],
-  ])('fails on %s with one clear line and a non-zero exit', async (_name, args, line) => {
-    const result = await runCli(args, env());
-    expect(result.code).not.toBe(0);
-    expect(result.code).not.toBeNull();
-    expect(oneLine(result.stderr)).toMatch(line);
-    expect(result.stdout).toBe('');
-  });
-
-  it('fails on a bad environment with the variable named, in one line', async () => {
-    const result = await runCli(cliUser('e@example.com'), { DATABASE_URL: 'mysql://x' });
-    expect(result.code).not.toBe(0);
-    expect(oneLine(result.stderr)).toBe(
-      'Invalid environment variable DATABASE_URL: must be a postgres:// or postgresql:// URL',
-    );
-  });
-
-  it('fails on an unreachable database in one line, without hanging', async () => {
-    const port = await freePort();
-    const result = await runCli(cliUser('down@example.com'), {
-      DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/nothing`,
-      DATA_DIR: join(tmpdir(), 'pis-cli-unused'),
-      ...secrets,
-    });
-    expect(result.code).not.toBe(0);
-    expect(oneLine(result.stderr)).toMatch(/^failed: .*ECONNREFUSED/);
-  });
-
-  it('npm run migration:run on a fresh DATA_DIR says on stderr that it generated the secrets, once', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'pis-migrate-'));
-    try {
-      // What `npm run migration:run` runs after its build.
-      const migrate = async () => {
-        const proc = spawnNode(
-          join(ROOT, 'node_modules/typeorm/cli.js'),
-          ['migration:run', '-d', join(ROOT, 'dist/ormconfig.js')],
-          baseEnv({ DATABASE_URL: database.url, DATA_DIR: dataDir }),
-        );
-        const exit = await within(proc.exit, 90_000, 'migration:run');
-        return { code: exit.code, stdout: proc.stdout(), stderr: proc.stderr() };
-      };
-      const first = await migrate();
-      expect(first).toMatchObject({ code: 0, stderr: generatedSecretWarnings(dataDir) });
-      for (const secret of storedSecrets(dataDir)) expect(first.stderr + first.stdout).not.toContain(secret);
-      // Generated once: the next run finds them and says nothing.
-      expect(await migrate()).toMatchObject({ code: 0, stderr: '' });
-    } finally {
-      await rm(dataDir, { recursive: true, force: true });
-    }
   });
 });
