@@ -2,6 +2,7 @@
 // undici clients delivering the same, in rounds; the median round by ratio counts.
 import { TARGETS } from '../lib/config.mjs';
 import { codesFor, median, runBaselineDispatch, runServiceDispatch } from '../lib/dispatch.mjs';
+import { withMaintenance } from '../lib/maintenance.mjs';
 import { warmUpLoad, withCpu } from '../lib/measure.mjs';
 import { round } from '../lib/report.mjs';
 import { ctx, EVENT_TYPE, licence, log, size } from '../lib/run-context.mjs';
@@ -12,10 +13,12 @@ const CLIENTS = ['axios', 'undici'];
 async function dispatchRound(range, k, basePid) {
   const E = size.dispatchEvents;
   const tag = size.dispatchRounds > 1 ? ` (round ${k})` : '';
-  const service = await withCpu(
-    `dispatch service${tag}`,
-    () => runServiceDispatch(range, codesFor(`D${k}`, E)),
-    (r) => r.expected,
+  const { result: service, maintenance } = await withMaintenance(`dispatch service${tag}`, () =>
+    withCpu(
+      `dispatch service${tag}`,
+      () => runServiceDispatch(range, codesFor(`D${k}`, E)),
+      (r) => r.expected,
+    ),
   );
   service.value = round(service.expected / ((service.done.at - service.start) / 1000));
   log(
@@ -32,7 +35,7 @@ async function dispatchRound(range, k, basePid) {
     log(`dispatch ${client}${tag}: ${baselines[client].value} deliveries/s`);
   }
   ctx.baselinePid = undefined;
-  return { service, baselines, ratio: service.value / baselines.axios.value };
+  return { service, baselines, ratio: service.value / baselines.axios.value, maintenance };
 }
 
 function roundNotes(rounds, tableNote) {
@@ -53,6 +56,7 @@ function roundNotes(rounds, tableNote) {
         `${tag}timed out after ${size.waitTimeoutS} s: ${r.service.done.received} of ${r.service.expected} received`,
       );
     if (r.service.done.failed) notes.push(`${tag}${r.service.done.failed} deliveries FAILED`);
+    notes.push(r.maintenance);
     for (const client of CLIENTS)
       if (r.baselines[client].failed)
         notes.push(

@@ -1,9 +1,10 @@
 // Figure publish-idempotent: POST /admin/licence-events with a new Idempotency-Key on every request,
 // against the same publishes without a key, in alternating rounds (ABBA) of the same run (target ≥ 0.9).
 import { TARGETS } from '../lib/config.mjs';
+import { settleDatabase, withMaintenance } from '../lib/maintenance.mjs';
 import { measureApi } from '../lib/measure.mjs';
 import { round } from '../lib/report.mjs';
-import { ctx, EVENT_TYPE, licence, log, now, sleep, unavailable } from '../lib/run-context.mjs';
+import { ctx, EVENT_TYPE, licence, log, unavailable } from '../lib/run-context.mjs';
 import { call } from '../lib/service.mjs';
 
 const ROUNDS = 4;
@@ -40,61 +41,11 @@ function combined(runs) {
 /** The load generator's CPU per request in each round. */
 const generatorCpu = (runs) => runs.map((r) => r.cpuMsPerRequest.bench).join(', ');
 
-/** Longest wait for the earlier figures' maintenance to end (settle). */
-const SETTLE_MS = 60_000;
-
-/**
- * The earlier figures' leftovers are not this figure's (in a full run, history has just written and
- * removed millions of rows): a VACUUM (ANALYZE) of the database, which leaves autovacuum nothing of
- * theirs to start on during the rounds (a wait for the running workers alone let one start on
- * webhook_events in a keyed round, whose PostgreSQL CPU it then raised by half), a checkpoint, then
- * a wait (at most SETTLE_MS) until no autovacuum worker runs, so both sides of each round meet the
- * same quiet database. Returns what it did and waited for.
- */
-async function settle() {
-  const started = now();
-  // Tables the role does not own are skipped with a warning, not an error.
-  await ctx.pool.query('VACUUM (ANALYZE)');
-  const vacuumed = `vacuum ${Math.round(now() - started)} ms`;
-  // A server's role may lack the right (pg_checkpoint): then only the wait.
-  const checkpoint = await ctx.pool.query('CHECKPOINT').then(
-    () => `${vacuumed}, checkpoint`,
-    (error) => `${vacuumed}, no checkpoint (${error.message})`,
-  );
-  for (;;) {
-    const running = await runningAutovacuum();
-    const waited = Math.round(now() - started);
-    if (running.length === 0) return `${waited} ms (${checkpoint}, no autovacuum running)`;
-    if (waited > SETTLE_MS) return `${waited} ms, then measured while autovacuum ran: ${running.join('; ')}`;
-    await sleep(500);
-  }
-}
-
-/** What the autovacuum workers are running now (pg_stat_activity), one entry a worker. */
-async function runningAutovacuum() {
-  const { rows } = await ctx.pool.query(
-    `SELECT query FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`,
-  );
-  return rows.map((row) => row.query);
-}
-
-/** Autovacuum and autoanalyze runs finished so far, by table (pg_stat_user_tables). */
-async function maintenanceRuns() {
-  const { rows } = await ctx.pool.query(
-    `SELECT relname, autovacuum_count + autoanalyze_count AS runs FROM pg_stat_user_tables`,
-  );
-  return new Map(rows.map((row) => [row.relname, Number(row.runs)]));
-}
-
-/** measureApi, with the autovacuum and autoanalyze runs that ended during it, and any still running. */
+/** measureApi, with the autovacuum and autoanalyze runs that ended during it (a note). */
 async function measureRound(label, spec) {
-  const before = await maintenanceRuns();
-  const result = await measureApi(label, ctx.service.base, spec);
-  const after = await maintenanceRuns();
-  const running = await runningAutovacuum();
-  const ended = [...after].filter(([table, runs]) => runs > (before.get(table) ?? 0)).map(([table]) => table);
-  const maintenance = `${label}: autovacuum ended on ${ended.join(', ') || 'no table'}, ${running.length} running at its end`;
-  log(maintenance);
+  const { result, maintenance } = await withMaintenance(label, () =>
+    measureApi(label, ctx.service.base, spec),
+  );
   return { ...result, maintenance };
 }
 
@@ -110,7 +61,7 @@ export async function publishIdempotentFigure() {
       publishIdempotentTarget(),
     );
   ctx.phase = 'publish-idempotent';
-  const settled = await settle();
+  const settled = await settleDatabase();
   log(`publish-idempotent: settled in ${settled}`);
   const plain = [];
   const keyed = [];
