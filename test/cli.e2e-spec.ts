@@ -8,6 +8,7 @@ import {
   builtService,
   cliUser,
   generatedSecretWarnings,
+  meOfCliUser,
   oneLine,
   runCli,
   spawnNode,
@@ -52,17 +53,7 @@ describe('(e) the command-line tools: npm run cli -- users:create, npm run migra
 
     const app = await startTestApp({}, { databaseUrl: database.url });
     try {
-      const login = await app
-        .http()
-        .post('/auth/login')
-        .send({ email, password: 'cli-password-1' })
-        .expect(200);
-      const me = await app
-        .http()
-        .get('/auth/me')
-        .set('authorization', `Bearer ${login.body.token}`)
-        .expect(200);
-      expect(me.body).toMatchObject({
+      expect(await meOfCliUser(app.http, email)).toMatchObject({
         user: email,
         isAdministrator: false,
         role: '[[ROLE_PARTNER]]',

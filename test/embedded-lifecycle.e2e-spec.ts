@@ -16,6 +16,7 @@ import {
   expectJsonLines,
   generatedSecretWarnings,
   isAlive,
+  meOfCliUser,
   oneLine,
   postgresOn,
   Running,
@@ -204,15 +205,7 @@ describe('running the built service on the embedded PostgreSQL (contract section
       expect(postgresOn(dataDir)).toEqual([]);
 
       const service = await start({ DATA_DIR: dataDir });
-      const login = await request(service.url)
-        .post('/auth/login')
-        .send({ email, password: 'cli-password-1' })
-        .expect(200);
-      const me = await request(service.url)
-        .get('/auth/me')
-        .set('authorization', `Bearer ${login.body.token}`)
-        .expect(200);
-      expect(me.body).toMatchObject({
+      expect(await meOfCliUser(() => request(service.url), email)).toMatchObject({
         user: email,
         isAdministrator: true,
         role: '[[ROLE_PARTNER]]',

@@ -13,9 +13,10 @@ const CLIENTS = ['axios', 'undici'];
 async function dispatchRound(range, k, basePid) {
   const E = size.dispatchEvents;
   const tag = size.dispatchRounds > 1 ? ` (round ${k})` : '';
-  const { result: service, maintenance } = await withMaintenance(`dispatch service${tag}`, () =>
+  const label = `dispatch service${tag}`;
+  const { result: service, maintenance } = await withMaintenance(label, () =>
     withCpu(
-      `dispatch service${tag}`,
+      label,
       () => runServiceDispatch(range, codesFor(`D${k}`, E)),
       (r) => r.expected,
     ),

@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import request from 'supertest';
 import { buildService, freePort } from './service-process';
 
 /**
@@ -192,6 +193,16 @@ export const cliUser = (email: string, extra: string[] = []) => [
   'Cli Partner',
   ...extra,
 ];
+
+/** What `/auth/me` says of a user made by `cliUser`, after its login over `http`. */
+export async function meOfCliUser(
+  http: () => ReturnType<typeof request>,
+  email: string,
+): Promise<Record<string, unknown>> {
+  const login = await http().post('/auth/login').send({ email, password: 'cli-password-1' }).expect(200);
+  const me = await http().get('/auth/me').set('authorization', `Bearer ${login.body.token}`).expect(200);
+  return me.body as Record<string, unknown>;
+}
 
 /** What a command-line tool prints on stderr when it generates the secrets in a fresh DATA_DIR. */
 export const generatedSecretWarnings = (dataDir: string) =>
