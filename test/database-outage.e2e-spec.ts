@@ -31,6 +31,12 @@ interface Answer {
   body: Record<string, unknown>;
 }
 
+/**
+ * One request on a connection of its own (`connection: close`): the sampling loop's parallel calls
+ * leave pooled connections idle while others wait on the database, and one reused just as the
+ * service closes it for idleness (5 s, contract section 8) gets no answer at all: the client's race,
+ * not the service's. A request the service drops on its own connection still fails the test.
+ */
 async function call(
   service: ServiceProcess,
   path: string,
@@ -39,6 +45,7 @@ async function call(
   const res = await fetch(`${service.url}${path}`, {
     method: init.method ?? 'GET',
     headers: {
+      connection: 'close',
       ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
       ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
     },
