@@ -78,14 +78,30 @@ function cpuPerDelivery(rounds) {
   };
 }
 
+/** CPU per delivery by thread (threadSplit in lib/cpu.mjs), the median over the rounds. */
+function cpuPerDeliveryByThread(rounds) {
+  const split = (pick) => {
+    const of = (part) => median(rounds.map((r) => pick(r).cpu.appThreadsMsPerUnit?.[part]).filter(Boolean));
+    return { main: of('main'), busiest: of('busiest'), rest: of('rest') };
+  };
+  return { service: split((r) => r.service), axios: split((r) => r.baselines.axios) };
+}
+
 function dispatchRecord(rounds, range, target, notes) {
   const { service, baselines } = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
   const value = service.value;
   const ratio = round(value / baselines.axios.value, 2);
   const cpuMsPerDelivery = cpuPerDelivery(rounds);
+  const byThread = cpuPerDeliveryByThread(rounds);
   notes.push(
     `CPU per delivery (median of ${rounds.length}): service ${cpuMsPerDelivery.service} ms, ` +
       `PostgreSQL ${cpuMsPerDelivery.postgres} ms; raw axios ${cpuMsPerDelivery.axios} ms`,
+    // Which thread the service's extra is on: the posts (the delivery thread against raw axios'
+    // own thread), the claims and records (the main thread), or V8's helpers (mostly the collector).
+    `CPU per delivery by thread (ms, median): service main ${byThread.service.main}, delivery thread ` +
+      `${byThread.service.busiest}, the rest ${byThread.service.rest} (V8's helpers: the collector, ` +
+      `the compiler; libuv); raw axios: its thread ${byThread.axios.main}, the rest ` +
+      `${round(byThread.axios.busiest + byThread.axios.rest, 3)}`,
   );
   return {
     figure: 'dispatch',
@@ -106,6 +122,7 @@ function dispatchRecord(rounds, range, target, notes) {
     subscriptionsPerEvent: range.count,
     deliveries: service.expected,
     cpuMsPerDelivery,
+    cpuMsPerDeliveryByThread: byThread,
     concurrency: ctx.concurrency,
     receiverPorts: ctx.receiverPorts.length,
     publishMs: round(service.published - service.start),

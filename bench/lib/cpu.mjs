@@ -72,6 +72,43 @@ function mainThreadSchedule(pid) {
   }
 }
 
+/** Each thread's time on a CPU (seconds) by thread id, from /proc/<pid>/task/<tid>/schedstat. */
+function threadSeconds(pid) {
+  const seconds = new Map();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const onCpu = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+        seconds.set(Number(tid), onCpu / 1e9);
+      } catch {
+        // the thread ended between the listing and the read
+      }
+    }
+  } catch {
+    return undefined;
+  }
+  return seconds;
+}
+
+/**
+ * A process's CPU over an interval by thread (seconds): its main thread, its busiest other thread
+ * (in the service, the delivery thread when there is one; in a one-threaded baseline, whichever of
+ * V8's helpers worked most) and the rest together (V8's collector and compiler helpers, libuv's
+ * pool). Threads that ended in between are left out; those that started count from zero.
+ */
+function threadSplit(pid, before, after) {
+  let main = 0;
+  const others = [];
+  for (const [tid, seconds] of after) {
+    const used = seconds - (before.get(tid) ?? 0);
+    if (tid === pid) main = used;
+    else others.push(used);
+  }
+  others.sort((a, b) => b - a);
+  const [busiest = 0, ...rest] = others;
+  return { main, busiest, rest: rest.reduce((a, b) => a + b, 0) };
+}
+
 function processSeconds(pid) {
   const stat = readStat(pid);
   return stat ? stat.ticks / TICKS_PER_S : undefined;
@@ -95,7 +132,7 @@ export class CpuMeter {
       if (!pid) continue;
       const seconds = this.trees.has(name) ? treeSeconds(pid) : new Map([[pid, processSeconds(pid)]]);
       if (seconds !== undefined) values[name] = seconds;
-      if (!this.trees.has(name)) threads[name] = { pid, ...mainThreadSchedule(pid) };
+      if (!this.trees.has(name)) threads[name] = { pid, ...mainThreadSchedule(pid), all: threadSeconds(pid) };
     }
     const own = process.cpuUsage();
     values.bench = new Map([[process.pid, (own.user + own.system) / 1e6]]);
@@ -128,15 +165,19 @@ export class CpuMeter {
         }
         // Each process's main thread: % of the interval on a CPU, and % runnable but waiting for one.
         const mainThread = {};
+        const threads = {};
         for (const [name, t] of Object.entries(last.threads)) {
           const before = first.threads[name];
-          if (before?.pid !== t.pid || t.onCpu === undefined || before.onCpu === undefined) continue;
+          if (before?.pid !== t.pid) continue;
+          if (t.all !== undefined && before.all !== undefined)
+            threads[name] = threadSplit(t.pid, before.all, t.all);
+          if (t.onCpu === undefined || before.onCpu === undefined) continue;
           mainThread[name] = {
             onCpu: Math.round(((t.onCpu - before.onCpu) / wallS) * 100),
             waiting: Math.round(((t.waiting - before.waiting) / wallS) * 100),
           };
         }
-        return { percent, seconds, wallS, mainThread };
+        return { percent, seconds, wallS, mainThread, threads };
       },
     };
   }

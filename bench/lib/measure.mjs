@@ -47,10 +47,14 @@ export function startCpuRun(name) {
   const app = ctx.baselinePid ? 'baseline' : 'service';
   const meter = cpuMeter().start();
   return (units) => {
-    const { percent, seconds, wallS, mainThread } = meter.stop();
+    const { percent, seconds, wallS, mainThread, threads } = meter.stop();
     const msPerUnit = {};
-    if (units > 0)
+    const appThreadsMsPerUnit = {};
+    if (units > 0) {
       for (const [group, s] of Object.entries(seconds)) msPerUnit[group] = round((s * 1000) / units, 3);
+      for (const [part, s] of Object.entries(threads[app] ?? {}))
+        appThreadsMsPerUnit[part] = round((s * 1000) / units, 3);
+    }
     const run = {
       name,
       app,
@@ -59,6 +63,8 @@ export function startCpuRun(name) {
       units,
       msPerUnit,
       appMainThread: mainThread[app],
+      /** The app's CPU per unit by thread: main, its busiest other thread, the rest (threadSplit). */
+      appThreadsMsPerUnit,
     };
     ctx.cpuRuns.push(run);
     return run;
