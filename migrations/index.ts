@@ -18,6 +18,7 @@ import { SubscriptionHealth1764800000000 } from './1764800000000-SubscriptionHea
 import { SubscriptionDeliveryRate1764800100000 } from './1764800100000-SubscriptionDeliveryRate';
 import { EventTraceContext1764800200000 } from './1764800200000-EventTraceContext';
 import { TypeormMetadata1764800300000 } from './1764800300000-TypeormMetadata';
+import { DispatchReferencesByStatements1764900000000 } from './1764900000000-DispatchReferencesByStatements';
 
 /** Every migration, in order. `npm run migration:generate` writes a file here: add its class below. */
 export const migrations = [
@@ -41,4 +42,5 @@ export const migrations = [
   SubscriptionDeliveryRate1764800100000,
   EventTraceContext1764800200000,
   TypeormMetadata1764800300000,
+  DispatchReferencesByStatements1764900000000,
 ];

@@ -1,16 +1,5 @@
-import {
-  Check,
-  Column,
-  CreateDateColumn,
-  Entity,
-  Index,
-  JoinColumn,
-  ManyToOne,
-  PrimaryGeneratedColumn,
-} from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { DeliveryTrigger, type DeliveryStatus, type WebhookEvent } from '../common/reference/enums';
-import { WebhookEventRecord } from '../licence-events/webhook-event-record.entity';
-import { Subscription } from '../subscriptions/subscription.entity';
 
 /**
  * One delivery attempt (table `webhook_deliveries`, owned by this module): written by the
@@ -28,19 +17,16 @@ export class WebhookDelivery {
   @PrimaryGeneratedColumn({ type: 'bigint', primaryKeyConstraintName: 'PK_webhook_deliveries' })
   id: string;
 
+  /**
+   * The event and the subscription: no foreign keys. The completion that writes a record locks its
+   * subscription, retention keeps an event while a job or a record refers to it, and triggers clear
+   * the record when either is deleted (migration DispatchReferencesByStatements).
+   */
   @Column({ name: 'event_id', type: 'bigint' })
   eventId: string;
 
-  @ManyToOne(() => WebhookEventRecord, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'event_id', foreignKeyConstraintName: 'FK_webhook_deliveries_event' })
-  event?: WebhookEventRecord;
-
   @Column({ name: 'subscription_id', type: 'integer' })
   subscriptionId: number;
-
-  @ManyToOne(() => Subscription, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'subscription_id', foreignKeyConstraintName: 'FK_webhook_deliveries_subscription' })
-  subscription?: Subscription;
 
   @Column({ name: 'event_type', type: 'varchar', length: 64 })
   eventType: WebhookEvent;

@@ -3,8 +3,11 @@ import { RETENTION_BATCH_RESULT, retentionStatement } from '../database/retentio
 /**
  * Deletes the events older than the cutoff among the next `limit` after `afterId` (id order is
  * time order), except those with a pending job (never dropped by retention, contract section 8)
- * and those a delivery record still refers to (a resend is younger than its event: the foreign
- * key's cascade would take the record with it). Reads webhook_deliveries, the Deliveries module's
+ * and those a delivery record still refers to (a resend is younger than its event: the event's
+ * delete would take the record with it). A completion deletes a job and writes its record in one
+ * statement, so this statement's snapshot sees the one or the other: an event is never deleted
+ * while either refers to it, which is what keeps the records' event_id without a foreign key
+ * (migration DispatchReferencesByStatements). Reads webhook_deliveries, the Deliveries module's
  * table, so the check and the delete are one statement.
  */
 const DELETE_EXPIRED_EVENTS_SQL = `

@@ -36,11 +36,12 @@ export interface WrittenEvent {
  * (active, same tenant, listing the event type; served by IDX_subscriptions_tenant_active_id).
  * The statement trigger on webhook_jobs queues NOTIFY webhook_jobs, sent at commit.
  *
- * FOR KEY SHARE (the lock the foreign key check takes anyway) waits for a concurrent DELETE of a
- * matching subscription, or a move to another tenant (SubscriptionsService.replace locks it FOR
- * UPDATE), and then, at READ COMMITTED, skips the deleted row, or re-checks the moved one against
- * the WHERE clause: a publish racing them neither fails on the foreign key nor queues the old
- * tenant's event for the new one.
+ * FOR KEY SHARE holds what a foreign key would (webhook_jobs has none: migration
+ * DispatchReferencesByStatements): it waits for a concurrent DELETE of a matching subscription, or
+ * a move to another tenant (SubscriptionsService.replace locks it FOR UPDATE), and then, at READ
+ * COMMITTED, skips the deleted row, or re-checks the moved one against the WHERE clause: a publish
+ * racing them neither queues a job for a deleted subscription nor the old tenant's event for the
+ * new one. Every statement that writes jobs locks its subscriptions so.
  *
  * `(SELECT $2::varchar)` hides the tenant from the planner, so every tenant's publish costs the same
  * plan and PostgreSQL keeps the named statement's generic plan. With the tenant in sight, one tenant

@@ -1,16 +1,5 @@
-import {
-  Check,
-  Column,
-  CreateDateColumn,
-  Entity,
-  Index,
-  JoinColumn,
-  ManyToOne,
-  PrimaryGeneratedColumn,
-} from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { DeliveryTrigger } from '../common/reference/enums';
-import { Subscription } from '../subscriptions/subscription.entity';
-import { WebhookEventRecord } from '../licence-events/webhook-event-record.entity';
 
 /**
  * One pending delivery of one event to one subscription (table `webhook_jobs`, the outbox).
@@ -29,19 +18,15 @@ export class WebhookJob {
   @PrimaryGeneratedColumn({ type: 'bigint', primaryKeyConstraintName: 'PK_webhook_jobs' })
   id: string;
 
+  /**
+   * The event and the subscription: no foreign keys, the statements that write a job lock both and
+   * triggers clear it when either is deleted (migration DispatchReferencesByStatements).
+   */
   @Column({ name: 'event_id', type: 'bigint' })
   eventId: string;
 
-  @ManyToOne(() => WebhookEventRecord, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'event_id', foreignKeyConstraintName: 'FK_webhook_jobs_event' })
-  event?: WebhookEventRecord;
-
   @Column({ name: 'subscription_id', type: 'integer' })
   subscriptionId: number;
-
-  @ManyToOne(() => Subscription, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'subscription_id', foreignKeyConstraintName: 'FK_webhook_jobs_subscription' })
-  subscription?: Subscription;
 
   @Column({ name: 'lease_until', type: 'timestamptz', nullable: true })
   leaseUntil: Date | null;

@@ -151,7 +151,7 @@ export class SubscriptionsService {
     return row ?? this.notFound(subscriptionNotFound(id));
   }
 
-  /** 200 with the subscription as it was; its deliveries go with it (ON DELETE CASCADE). */
+  /** 200 with the subscription as it was; its jobs and deliveries go with it (a trigger). */
   async remove(user: AuthenticatedUser, id: number): Promise<SubscriptionRecord> {
     const where = visibleTo(user).add((p) => `id = ${p}`, id);
     const row = await this.mutateOne((runner) => this.subscriptions.remove(runner, where));
@@ -184,7 +184,7 @@ export class SubscriptionsService {
         await this.checkRoomToMoveIn(runner, movable.id, movable.tenant);
       }
       // A tenant change drops its jobs and history in this transaction (a trigger: migration
-      // SubscriptionMoveClearsItsHistory), as a DELETE's foreign keys do.
+      // SubscriptionMoveClearsItsHistory), as a DELETE does (DispatchReferencesByStatements).
       return change(runner);
     });
   }
