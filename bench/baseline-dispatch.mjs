@@ -1,66 +1,18 @@
-/* global process, performance, setTimeout, clearTimeout, AbortController, URL */
+/* global process, performance, setTimeout */
 // Dispatch baselines, in their own process: the same HTTP POSTs the service makes (same bodies,
 // same headers, same receiver, same concurrency), with no database.
-//   client=axios   axios with the keep-alive https agent settings of src/dispatcher (mirrored below)
+//   client=axios   axios with the keep-alive https agent settings of src/dispatcher (lib/axios-sender.mjs)
 //   client=undici  undici's Agent, for context
 // The bench sends { cmd: 'run', client, concurrency, urls, events: [{ code, body }], paceMs }:
 // every event goes to every url; with paceMs event k is released at start + k * paceMs, else all at
 // once. The answer carries the release time of each event (the stand-in for its publish time).
-import https from 'node:https';
-import axios from 'axios';
 import { Agent, request } from 'undici';
 import { serveIpc } from './lib/processes.mjs';
+import { axiosSender } from './lib/axios-sender.mjs';
 import { DISPATCH_CLIENT } from './lib/config.mjs';
 
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** Reads and drops at most `cap` bytes of the response, as the service does. */
-function discardBody(stream, cap) {
-  return new Promise((resolve) => {
-    let read = 0;
-    const done = () => {
-      stream.removeAllListeners('data');
-      resolve();
-    };
-    stream.on('data', (chunk) => {
-      read += chunk.length;
-      if (read > cap) {
-        stream.destroy();
-        done();
-      }
-    });
-    stream.once('end', done);
-    stream.once('error', done);
-    stream.once('close', done);
-  });
-}
-
-function axiosSender() {
-  const httpsAgent = new https.Agent({ ...DISPATCH_CLIENT.httpsAgent });
-  const client = axios.create({ ...DISPATCH_CLIENT.axios, httpsAgent });
-  client.defaults.headers = {};
-  for (const key of DISPATCH_CLIENT.removedDefaults) delete client.defaults[key];
-  return {
-    send: async (url, body) => {
-      const controller = new AbortController();
-      const timer = setTimeout(() => controller.abort(), DISPATCH_CLIENT.timeoutMs);
-      try {
-        const response = await client.request({
-          url: new URL(url).href,
-          data: body,
-          headers: { ...DISPATCH_CLIENT.headers },
-          signal: controller.signal,
-        });
-        await discardBody(response.data, DISPATCH_CLIENT.maxResponseBytes);
-        return response.status;
-      } finally {
-        clearTimeout(timer);
-      }
-    },
-    close: async () => httpsAgent.destroy(),
-  };
-}
 
 function undiciSender(concurrency) {
   const dispatcher = new Agent({

@@ -52,18 +52,15 @@ export async function insertBacklog(pool, options) {
  * `records` delivery attempts of `subscriptionId` (one per event of its tenant, every 20th
  * FAILED) among `total` records in all, the others spread over every other subscription, sent over
  * the last 30 days and interleaved in the heap as records written over time would be. The events
- * are written first (the records' foreign key); the others' records reuse them.
+ * are written first (the records name them); the others' records reuse them. The per-subscription
+ * record counts (migration WebhookDeliveryCounts, the history's totalElements) are kept by the
+ * table's statement trigger, as for the service's own inserts.
  */
 export async function insertHistory(pool, options) {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    // The ids come from the referenced tables themselves, so the foreign-key checks (two per row,
-    // two thirds of the insert's time) are skipped where the role may: a superuser, as the embedded one is.
-    const { rows } = await client.query('SELECT rolsuper FROM pg_roles WHERE rolname = current_user');
-    if (rows[0]?.rolsuper) await client.query('SET LOCAL session_replication_role = replica');
     const inserted = await insertHistoryRows(client, options);
-    if (rows[0]?.rolsuper) await recountHistory(client);
     await client.query('COMMIT');
     return inserted;
   } catch (error) {
@@ -72,22 +69,6 @@ export async function insertHistory(pool, options) {
   } finally {
     client.release();
   }
-}
-
-/**
- * With session_replication_role = replica no trigger ran, so the per-subscription record counts
- * the service keeps by trigger (migration WebhookDeliveryCounts, the history's totalElements) are
- * written here, from the whole table, as the triggers would have left them.
- */
-async function recountHistory(client) {
-  await client.query('SET LOCAL session_replication_role = origin');
-  const { rows } = await client.query(`SELECT to_regclass('webhook_delivery_counts') IS NOT NULL AS exists`);
-  if (!rows[0].exists) return;
-  await client.query(
-    `INSERT INTO webhook_delivery_counts (subscription_id, records)
-     SELECT subscription_id, count(*) FROM "${DELIVERIES_TABLE}" GROUP BY subscription_id
-     ON CONFLICT (subscription_id) DO UPDATE SET records = EXCLUDED.records`,
-  );
 }
 
 async function insertHistoryRows(client, options) {
