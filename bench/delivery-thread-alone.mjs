@@ -10,19 +10,14 @@
 //
 //   node --max-semi-space-size=8 bench/delivery-thread-alone.mjs [--posts 60000] [--rounds 2] [--old-space-mb 64]
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { writeReceiverCertificates } from './lib/certs.mjs';
 import { CpuMeter } from './lib/cpu.mjs';
 import { RECEIVER_PORTS } from './lib/config.mjs';
-import {
-  cleanupAll,
-  forkTracked,
-  installExitHandlers,
-  makeTempDir,
-  waitForMessage,
-} from './lib/processes.mjs';
+import { cleanupAll, installExitHandlers, makeTempDir } from './lib/processes.mjs';
+import { startReceiver } from './lib/receiver-process.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -36,7 +31,10 @@ const { values: args } = parseArgs({
 const POSTS = Number(args.posts);
 const WARMUP = Number(args.warmup);
 const CONCURRENCY = Number(args.concurrency);
-const repoRoot = new URL('..', import.meta.url).pathname;
+// The service's own name for the built script (run `npm run build` first).
+const { defaultDeliveryThreadScript } = createRequire(import.meta.url)(
+  '../dist/src/dispatcher/delivery-thread.script.js',
+);
 
 /** A licence event's body, of the size the service sends. */
 const PAYLOAD = JSON.stringify({
@@ -52,7 +50,7 @@ async function startWorker(client, ca) {
   const worker = new Worker(new URL('./lib/posting-thread.mjs', import.meta.url), {
     workerData: {
       client,
-      script: join(repoRoot, 'dist/src/dispatcher/delivery-thread.js'),
+      script: defaultDeliveryThreadScript.filename,
       // DeliveryClientOptions, as WebhookSender builds them
       timeoutMs: 30_000,
       allowPrivateNetworks: true,
@@ -144,15 +142,7 @@ async function round(client, urls, ca) {
 installExitHandlers();
 try {
   const certs = writeReceiverCertificates(makeTempDir('delivery-thread-alone-'));
-  const receiver = forkTracked('receiver', new URL('./receiver.mjs', import.meta.url).pathname, {
-    env: {
-      ...process.env,
-      RECEIVER_KEY: certs.key,
-      RECEIVER_CERT: certs.cert,
-      RECEIVER_PORT_COUNT: String(RECEIVER_PORTS),
-    },
-  });
-  const { ports } = await waitForMessage(receiver, 'ready');
+  const { ports } = await startReceiver(certs, RECEIVER_PORTS).ready;
   const urls = ports.map((port) => `https://127.0.0.1:${port}/webhook`);
   const ca = readFileSync(certs.ca, 'utf8');
   for (let r = 1; r <= Number(args.rounds); r++)

@@ -17,23 +17,16 @@ import { historyFigure, historyTarget } from './figures/history.mjs';
 import { memoryFigure } from './figures/memory.mjs';
 import { publishIdempotentFigure, publishIdempotentTarget } from './figures/publish-idempotent.mjs';
 import { writeReceiverCertificates } from './lib/certs.mjs';
+import { startReceiver } from './lib/receiver-process.mjs';
 import { TARGETS } from './lib/config.mjs';
 import { memoryOf, postmasterOf } from './lib/cpu.mjs';
 import { dispatchTargets } from './lib/dispatch.mjs';
 import { trackMemory } from './lib/measure.mjs';
-import {
-  cleanupAll,
-  forkTracked,
-  installExitHandlers,
-  makeTempDir,
-  onCleanup,
-  waitForMessage,
-} from './lib/processes.mjs';
+import { cleanupAll, installExitHandlers, makeTempDir, onCleanup } from './lib/processes.mjs';
 import { formatProfile, summariseCpuProfile } from './lib/profile.mjs';
 import { formatCpuTable, formatTable, round } from './lib/report.mjs';
 import {
   args,
-  benchDir,
   ctx,
   guarded,
   log,
@@ -46,18 +39,6 @@ import {
 } from './lib/run-context.mjs';
 import { closeHttpClient, embeddedDatabaseUrl, startService } from './lib/service.mjs';
 import { createDatabaseOnServer, createPartner, login, seedSubscriptions } from './lib/setup.mjs';
-
-function startReceiver() {
-  ctx.receiver = forkTracked('receiver', join(benchDir, 'receiver.mjs'), {
-    env: {
-      ...process.env,
-      RECEIVER_KEY: ctx.certs.key,
-      RECEIVER_CERT: ctx.certs.cert,
-      RECEIVER_PORT_COUNT: String(receiverPorts),
-    },
-  });
-  return waitForMessage(ctx.receiver, 'ready');
-}
 
 function serviceOptions(run, dataDir) {
   return {
@@ -104,7 +85,9 @@ async function startRun() {
   chmodSync(tmp, 0o711);
   const dataDir = join(tmp, 'data');
   ctx.certs = writeReceiverCertificates(tmp);
-  const receiverReady = startReceiver();
+  const receiver = startReceiver(ctx.certs, receiverPorts);
+  ctx.receiver = receiver.child;
+  const receiverReady = receiver.ready;
 
   const databaseUrlGiven = Boolean(process.env.DATABASE_URL);
   const run = {
