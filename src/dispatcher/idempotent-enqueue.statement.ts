@@ -7,7 +7,8 @@ export type RunStatement = (name: string, text: string, values: unknown[]) => Pr
 /** The event that holds a tenant's idempotency key, as its first publication answered. */
 export interface KeyedEvent {
   eventId: string;
-  occurredAt: Date;
+  /** The event's occurred_at, as the receipt gives it (ISO 8601, UTC). */
+  timestamp: string;
   matched: number;
   /** True when this call found the event rather than wrote it. */
   replayed: boolean;
@@ -36,12 +37,12 @@ const ENQUEUE_ONCE_SQL = `
       $7::varchar
     FROM matching
     ON CONFLICT (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-    RETURNING id, occurred_at, matched_subscriptions
+    RETURNING id, matched_subscriptions
   ), jobs AS (
     INSERT INTO webhook_jobs (event_id, subscription_id)
     SELECT event.id, matching.id FROM event CROSS JOIN matching
   )
-  SELECT id AS "eventId", occurred_at AS "occurredAt", matched_subscriptions AS matched FROM event`;
+  SELECT id AS "eventId", matched_subscriptions AS matched FROM event`;
 
 /** The tenant's event holding the key, and whether it was published with the given body hash. */
 const KEY_HOLDER_SQL = `
@@ -71,11 +72,13 @@ export async function enqueueOnce(
 ): Promise<KeyedEvent | undefined> {
   const { eventType, tenant, timestamp, payload, traceContext } = event;
   const params = [eventType, tenant, timestamp, payload, key, bodySha256, traceContext];
-  type Written = Omit<KeyedEvent, 'replayed' | 'sameBody'>;
+  // Written: its occurred_at is the timestamp given (not read back, parsed and formatted again).
+  type Written = Pick<KeyedEvent, 'eventId' | 'matched'>;
   const [written] = (await run('webhook_enqueue_once', ENQUEUE_ONCE_SQL, params)) as Written[];
-  if (written) return { ...written, replayed: false, sameBody: true };
-  const [holder] = (await run('webhook_key_holder', KEY_HOLDER_SQL, [tenant, key, bodySha256])) as Array<
-    Omit<KeyedEvent, 'replayed'>
-  >;
-  return holder && { ...holder, replayed: true };
+  if (written) return { ...written, timestamp, replayed: false, sameBody: true };
+  type Holder = Pick<KeyedEvent, 'eventId' | 'matched' | 'sameBody'> & { occurredAt: Date };
+  const [holder] = (await run('webhook_key_holder', KEY_HOLDER_SQL, [tenant, key, bodySha256])) as Holder[];
+  if (!holder) return undefined;
+  const { occurredAt, ...found } = holder;
+  return { ...found, timestamp: occurredAt.toISOString(), replayed: true };
 }

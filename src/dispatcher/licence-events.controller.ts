@@ -7,6 +7,7 @@ import { PublishedEventResponse, PublishLicenceEventDto } from './dto/publish-li
 import { LicenceCreatedFailedEvent } from '../licence-events/licence-created-failed.event';
 import { LicenceCreatedSuccessEvent } from '../licence-events/licence-created-success.event';
 import { ApiLicenceEventCallbackContent } from '../licence-events/licence-event.openapi';
+import { validatedPart } from '../licence-events/licence-event-body';
 import { IdempotencyKeyHeader } from './idempotency-key';
 import { LicenceEventPublisher } from './licence-event.publisher';
 import { ApiPublishLicenceEvent, REPLAYED_HEADER } from './licence-events.openapi';
@@ -36,12 +37,12 @@ export class LicenceEventsController {
       body.eventType === WebhookEvent.LICENCE_CREATED_SUCCESS
         ? await this.publisher.emit(
             WebhookEvent.LICENCE_CREATED_SUCCESS,
-            new LicenceCreatedSuccessEvent({ tenant: body.tenant, licence: body.licence! }),
+            new LicenceCreatedSuccessEvent({ tenant: body.tenant, licence: validatedPart(body.licence!) }),
             options,
           )
         : await this.publisher.emit(
             WebhookEvent.LICENCE_CREATED_FAILED,
-            new LicenceCreatedFailedEvent({ tenant: body.tenant, error: body.error! }),
+            new LicenceCreatedFailedEvent({ tenant: body.tenant, error: validatedPart(body.error!) }),
             options,
           );
     if (receipt.replayed) void reply.header(REPLAYED_HEADER, 'true');

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DeliveryTrigger, WebhookEvent } from '../common/reference/enums';
 import type { RetentionStatement } from '../database/retention-batch';
@@ -34,9 +34,7 @@ const KEYED_ATTEMPTS = 2;
 
 /** What makes two publications the same event: not the timestamp the service assigns. */
 const bodySha256 = (body: EventBody): Buffer =>
-  createHash('sha256')
-    .update(JSON.stringify([body.eventType, body.tenant, body.licence, body.error]))
-    .digest();
+  hash('sha256', JSON.stringify([body.eventType, body.tenant, body.licence, body.error]), 'buffer');
 
 /**
  * The transactional outbox: writes an event and its pending deliveries. Used by the dispatcher's
@@ -98,10 +96,10 @@ export class WebhookOutbox {
     traceContext: string | null,
   ): Promise<PublishReceipt> {
     const key = checkedIdempotencyKey(idempotencyKey, 'idempotencyKey');
-    const hash = bodySha256(body);
+    const bodyHash = bodySha256(body);
     const event = { ...body, payload: JSON.stringify(body), traceContext };
     for (let attempt = 1; attempt <= KEYED_ATTEMPTS; attempt++) {
-      const keyed = await this.events.insertKeyed(event, key, hash, transaction);
+      const keyed = await this.events.insertKeyed(event, key, bodyHash, transaction);
       if (keyed) return receiptOf(body, keyed, key);
     }
     throw new Error(`idempotency key of tenant ${body.tenant}: its event vanished ${KEYED_ATTEMPTS} times`);
@@ -161,7 +159,7 @@ function receiptOf(body: EventBody, keyed: KeyedEvent, key: string): PublishRece
     eventId: Number(keyed.eventId),
     eventType: body.eventType,
     tenant: body.tenant,
-    timestamp: keyed.occurredAt.toISOString(),
+    timestamp: keyed.timestamp,
     matchedSubscriptions: keyed.matched,
     ...(keyed.replayed ? { replayed: true } : {}),
   };

@@ -6,8 +6,21 @@ import { LicenceDto, LicenceErrorDto } from './licence.dto';
 import type { LicenceEvent } from './licence-events';
 import type { LicenceErrorPayload, LicencePayload } from './licence-payloads';
 
+/** Parts of events already validated by the global ValidationPipe, under the same rules as `check`. */
+const validatedByPipe = new WeakSet<object>();
+
+/**
+ * Marks a licence or error the request's ValidationPipe has validated (a nested DTO of the request
+ * body), so that publishing it does not validate it a second time; pass it on unchanged.
+ */
+export function validatedPart<T extends LicenceDto | LicenceErrorDto>(part: T): T {
+  validatedByPipe.add(part);
+  return part;
+}
+
 /** A part of the event (licence, error) as its DTO validates it; each error names its field under `field`. */
 function check<T extends object>(cls: new () => T, value: unknown, field: string): T {
+  if (value instanceof cls && validatedByPipe.has(value)) return value;
   if (typeof value !== 'object' || value === null) {
     throw new ValidationFailedException([{ field, message: `${field} is required` }]);
   }
