@@ -19,6 +19,7 @@ import { SubscriptionDeliveryRate1764800100000 } from './1764800100000-Subscript
 import { EventTraceContext1764800200000 } from './1764800200000-EventTraceContext';
 import { TypeormMetadata1764800300000 } from './1764800300000-TypeormMetadata';
 import { DispatchReferencesByStatements1764900000000 } from './1764900000000-DispatchReferencesByStatements';
+import { ColumnChecksAsDomains1765000000000 } from './1765000000000-ColumnChecksAsDomains';
 
 /** Every migration, in order. `npm run migration:generate` writes a file here: add its class below. */
 export const migrations = [
@@ -43,4 +44,5 @@ export const migrations = [
   EventTraceContext1764800200000,
   TypeormMetadata1764800300000,
   DispatchReferencesByStatements1764900000000,
+  ColumnChecksAsDomains1765000000000,
 ];

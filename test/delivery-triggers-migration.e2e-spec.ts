@@ -96,6 +96,6 @@ describe('migration DeliveryTriggersAndDetails', () => {
         event.id,
         sub.id,
       ]),
-    ).rejects.toThrow(/CHK_webhook_jobs_trigger/);
+    ).rejects.toThrow(/CHK_delivery_trigger/); // the domain's check since migration ColumnChecksAsDomains
   });
 });

@@ -1,4 +1,4 @@
-import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { DeliveryTrigger, type DeliveryStatus, type WebhookEvent } from '../common/reference/enums';
 
 /**
@@ -11,8 +11,6 @@ import { DeliveryTrigger, type DeliveryStatus, type WebhookEvent } from '../comm
 // sent_at DESC, id DESC in the migration: TypeORM's @Index has no order (nor compares one).
 @Index('IDX_webhook_deliveries_subscription_sent_at', ['subscriptionId', 'sentAt', 'id'])
 @Index('IDX_webhook_deliveries_event_id', ['eventId'])
-@Check('CHK_webhook_deliveries_status', `"status" IN ('SUCCESS', 'FAILED')`)
-@Check('CHK_webhook_deliveries_trigger', `"trigger" IN ('EVENT', 'RESEND', 'RECOVER', 'TEST')`)
 export class WebhookDelivery {
   @PrimaryGeneratedColumn({ type: 'bigint', primaryKeyConstraintName: 'PK_webhook_deliveries' })
   id: string;
@@ -31,6 +29,7 @@ export class WebhookDelivery {
   @Column({ name: 'event_type', type: 'varchar', length: 64 })
   eventType: WebhookEvent;
 
+  /** Of domain webhook_deliveries_status (CHK_webhook_deliveries_status). */
   @Column({ type: 'varchar', length: 16 })
   status: DeliveryStatus;
 
@@ -41,7 +40,7 @@ export class WebhookDelivery {
   @Column({ name: 'error_message', type: 'varchar', length: 1000, nullable: true })
   errorMessage: string | null;
 
-  /** What made this attempt (contract section 9). */
+  /** What made this attempt (contract section 9). Of domain delivery_trigger (CHK_delivery_trigger). */
   @Column({ type: 'varchar', length: 16, default: DeliveryTrigger.EVENT })
   trigger: DeliveryTrigger;
 

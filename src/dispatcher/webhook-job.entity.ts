@@ -1,4 +1,4 @@
-import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { DeliveryTrigger } from '../common/reference/enums';
 
 /**
@@ -13,7 +13,6 @@ import { DeliveryTrigger } from '../common/reference/enums';
   unique: true,
   where: `"trigger" <> 'EVENT'`,
 })
-@Check('CHK_webhook_jobs_trigger', `"trigger" IN ('EVENT', 'RESEND', 'RECOVER', 'TEST')`)
 export class WebhookJob {
   @PrimaryGeneratedColumn({ type: 'bigint', primaryKeyConstraintName: 'PK_webhook_jobs' })
   id: string;
@@ -34,7 +33,10 @@ export class WebhookJob {
   @Column({ name: 'leased_by', type: 'varchar', length: 64, nullable: true })
   leasedBy: string | null;
 
-  /** What made this attempt: a published event, a resend, a recovery or a test event. */
+  /**
+   * What made this attempt: a published event, a resend, a recovery or a test event. Of domain
+   * delivery_trigger (CHK_delivery_trigger).
+   */
   @Column({ type: 'varchar', length: 16, default: DeliveryTrigger.EVENT })
   trigger: DeliveryTrigger;
 

@@ -12,10 +12,6 @@ import type { WebhookEvent } from '../common/reference/enums';
   where: `"idempotency_key" IS NOT NULL`,
 })
 @Check(
-  'CHK_webhook_events_event_type',
-  `"event_type" IN ('LICENCE_CREATED_SUCCESS', 'LICENCE_CREATED_FAILED')`,
-)
-@Check(
   'CHK_webhook_events_idempotency',
   `("idempotency_key" IS NULL) = ("body_sha256" IS NULL) AND ("idempotency_key" IS NULL) = ("matched_subscriptions" IS NULL)`,
 )
@@ -23,6 +19,7 @@ export class WebhookEventRecord {
   @PrimaryGeneratedColumn({ type: 'bigint', primaryKeyConstraintName: 'PK_webhook_events' })
   id: string;
 
+  /** Of domain webhook_events_event_type (CHK_webhook_events_event_type). */
   @Column({ name: 'event_type', type: 'varchar', length: 64 })
   eventType: WebhookEvent;
 

@@ -15,7 +15,8 @@ export const RECEIVER_HOST_EXPRESSION = `lower(substring("url" FROM '^[A-Za-z][A
 /**
  * Indexes and checks are made (and explained) in the migrations, CreateSubscriptions first; named
  * here so the schema builder (migration:generate) sees them. The trigram index on lower(name) is an
- * expression TypeORM does not compare.
+ * expression TypeORM does not compare. A check of one column is its domain's (migration
+ * ColumnChecksAsDomains), which TypeORM does not model: noted on the column.
  */
 @Entity({ name: 'subscriptions' })
 @Index('IDX_subscriptions_tenant_id', ['tenant', 'id'])
@@ -39,7 +40,6 @@ export const RECEIVER_HOST_EXPRESSION = `lower(substring("url" FROM '^[A-Za-z][A
   'CHK_subscriptions_health',
   `"consecutive_failures" >= 0 AND ("failing_since" IS NULL) = ("consecutive_failures" = 0) AND ("last_attempt_at" IS NOT NULL OR ("consecutive_failures" = 0 AND "last_success_at" IS NULL))`,
 )
-@Check('CHK_subscriptions_max_deliveries_per_second', `"max_deliveries_per_second" BETWEEN 1 AND 1000`)
 export class Subscription {
   @PrimaryGeneratedColumn({ type: 'integer', primaryKeyConstraintName: 'PK_subscriptions' })
   id: number;
@@ -113,7 +113,10 @@ export class Subscription {
   @Column({ name: 'consecutive_failures', type: 'integer', default: 0 })
   consecutiveFailures: number;
 
-  /** Contract section 11: at most this many deliveries start per second, on all instances; null: no limit. */
+  /**
+   * Contract section 11: at most this many deliveries start per second, on all instances; null: no
+   * limit. Of domain subscriptions_max_deliveries_per_second (CHK_subscriptions_max_deliveries_per_second).
+   */
   @Column({ name: 'max_deliveries_per_second', type: 'integer', nullable: true })
   maxDeliveriesPerSecond: number | null;
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../src/database/data-source.options';
+import { runMigrations } from '../../src/database/migrate';
 
 /** Set by global-setup: the server's maintenance URL and the migrated template database's name. */
 export const ADMIN_URL_ENV = 'PIS_TEST_ADMIN_URL';
@@ -73,4 +74,15 @@ export async function undoMigrationsAfter(ds: DataSource, name: string): Promise
   const last = async () =>
     (await ds.query(`SELECT name FROM migrations ORDER BY id DESC LIMIT 1`))[0]?.name as string | undefined;
   while ((await last()) !== name) await ds.undoLastMigration({ transaction: 'each' });
+}
+
+/** A new database (createEmptyDatabase) migrated up to `name` and no further: later migrations' tests are their own. */
+export async function createDatabaseAtMigration(
+  tag: string,
+  name: string,
+): Promise<{ ds: DataSource; url: string; drop: () => Promise<void> }> {
+  const created = await createEmptyDatabase(tag);
+  await runMigrations(created.ds);
+  await undoMigrationsAfter(created.ds, name);
+  return created;
 }
