@@ -18,15 +18,21 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * stored were held to the same condition by the table's check this transaction drops, so no scan of
  * the history runs while the migration holds its tables.
  */
+/**
+ * Each domain, its check (named as the table's was; the shared trigger domain's after the domain)
+ * and the columns it types: table, column, the table check it replaces.
+ */
 const DOMAINS = [
   {
     domain: 'webhook_events_event_type',
+    constraint: 'CHK_webhook_events_event_type',
     base: 'varchar(64)',
     check: `VALUE IN ('LICENCE_CREATED_SUCCESS', 'LICENCE_CREATED_FAILED')`,
     columns: [['webhook_events', 'event_type', 'CHK_webhook_events_event_type']],
   },
   {
     domain: 'webhook_deliveries_status',
+    constraint: 'CHK_webhook_deliveries_status',
     base: 'varchar(16)',
     check: `VALUE IN ('SUCCESS', 'FAILED')`,
     columns: [['webhook_deliveries', 'status', 'CHK_webhook_deliveries_status']],
@@ -34,6 +40,7 @@ const DOMAINS = [
   {
     // One list for the jobs' and the records' trigger, as DeliveryTrigger is one.
     domain: 'delivery_trigger',
+    constraint: 'CHK_delivery_trigger',
     base: 'varchar(16)',
     check: `VALUE IN ('EVENT', 'RESEND', 'RECOVER', 'TEST')`,
     columns: [
@@ -43,15 +50,12 @@ const DOMAINS = [
   },
   {
     domain: 'subscriptions_max_deliveries_per_second',
+    constraint: 'CHK_subscriptions_max_deliveries_per_second',
     base: 'integer',
     check: 'VALUE BETWEEN 1 AND 1000',
     columns: [['subscriptions', 'max_deliveries_per_second', 'CHK_subscriptions_max_deliveries_per_second']],
   },
 ] as const;
-
-/** The domain's constraint: named as its table's check was, or after the domain when tables share it. */
-const constraintName = (d: (typeof DOMAINS)[number]) =>
-  d.columns.length === 1 ? d.columns[0][2] : `CHK_${d.domain}`;
 
 /** The table's check as it was, for `down`: the domain's condition on the column. */
 const tableCheck = (check: string, column: string) => check.replace(/\bVALUE\b/g, `"${column}"`);
@@ -67,7 +71,7 @@ export class ColumnChecksAsDomains1765000000000 implements MigrationInterface {
           ALTER COLUMN "${column}" TYPE "${d.domain}"`);
       }
       await q.query(
-        `ALTER DOMAIN "${d.domain}" ADD CONSTRAINT "${constraintName(d)}" CHECK (${d.check}) NOT VALID`,
+        `ALTER DOMAIN "${d.domain}" ADD CONSTRAINT "${d.constraint}" CHECK (${d.check}) NOT VALID`,
       );
     }
   }

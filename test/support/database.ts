@@ -77,10 +77,7 @@ export async function undoMigrationsAfter(ds: DataSource, name: string): Promise
 }
 
 /** A new database (createEmptyDatabase) migrated up to `name` and no further: later migrations' tests are their own. */
-export async function createDatabaseAtMigration(
-  tag: string,
-  name: string,
-): Promise<{ ds: DataSource; url: string; drop: () => Promise<void> }> {
+export async function createDatabaseAtMigration(tag: string, name: string) {
   const created = await createEmptyDatabase(tag);
   await runMigrations(created.ds);
   await undoMigrationsAfter(created.ds, name);
