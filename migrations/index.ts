@@ -20,6 +20,7 @@ import { EventTraceContext1764800200000 } from './1764800200000-EventTraceContex
 import { TypeormMetadata1764800300000 } from './1764800300000-TypeormMetadata';
 import { DispatchReferencesByStatements1764900000000 } from './1764900000000-DispatchReferencesByStatements';
 import { ColumnChecksAsDomains1765000000000 } from './1765000000000-ColumnChecksAsDomains';
+import { PublishLeasedJobs1765100000000 } from './1765100000000-PublishLeasedJobs';
 
 /** Every migration, in order. `npm run migration:generate` writes a file here: add its class below. */
 export const migrations = [
@@ -45,4 +46,5 @@ export const migrations = [
   TypeormMetadata1764800300000,
   DispatchReferencesByStatements1764900000000,
   ColumnChecksAsDomains1765000000000,
+  PublishLeasedJobs1765100000000,
 ];

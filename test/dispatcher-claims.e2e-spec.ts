@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LicenceCreatedSuccessEvent } from '../src/licence-events/licence-created-success.event';
 import { LicenceEventPublisher } from '../src/dispatcher/licence-event.publisher';
+import { WebhookEventsRepository, WrittenLeasedEvent } from '../src/dispatcher/webhook-events.repository';
 import { ClaimResult, WebhookJobsRepository } from '../src/dispatcher/webhook-jobs.repository';
 import { createSubscription, licence, startDispatcherApp, waitForDeliveries } from './support/dispatcher';
 import { Receiver } from './support/receiver';
@@ -42,6 +43,8 @@ describe('Dispatcher: no claims in vain at the tail of a burst', () => {
     }
     const jobs = t.app.get(WebhookJobsRepository);
     const claims = jest.spyOn(jobs, 'claimDue');
+    // The publish leases as many jobs as a claim would take at once (WebhookWorker.leaseForPublish).
+    const leasing = jest.spyOn(t.app.get(WebhookEventsRepository), 'insertLeasing');
     const started = Date.now();
     try {
       await t.app
@@ -49,9 +52,13 @@ describe('Dispatcher: no claims in vain at the tail of a burst', () => {
         .publish(new LicenceCreatedSuccessEvent({ tenant, licence: licence() }));
       for (const sub of subs) await waitForDeliveries(t.dataSource, sub.id, 1, 15_000);
       const results = await Promise.all(claims.mock.results.map((r) => r.value as Promise<ClaimResult>));
+      const [published] = await Promise.all(
+        leasing.mock.results.map((r) => r.value as Promise<WrittenLeasedEvent>),
+      );
+      expect(published.leased).toHaveLength(14); // the tenant's room here: 2 × 8 slots less 2
       // A job claimed ahead that waited past its limit for a slot (a loaded machine) is handed back
       // unsent and taken again: more than one take per delivery, never fewer.
-      const taken = results.reduce((sum, r) => sum + r.jobs.length, 0);
+      const taken = results.reduce((sum, r) => sum + r.jobs.length, published.leased.length);
       expect(taken).toBeGreaterThanOrEqual(SUBSCRIPTIONS);
       // In vain at most: the claim woken by the publish's own NOTIFY right after the first (the
       // tenant then at its cap), the one that finds nothing due for anyone with room, and one per
@@ -64,6 +71,7 @@ describe('Dispatcher: no claims in vain at the tail of a burst', () => {
       expect(receiver.receipts).toHaveLength(SUBSCRIPTIONS);
     } finally {
       claims.mockRestore();
+      leasing.mockRestore();
     }
   });
 });

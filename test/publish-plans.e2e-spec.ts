@@ -8,9 +8,11 @@ import { startTestApp, TestApp, uniq } from './support/test-app';
 
 /** Enough publishes of each statement for PostgreSQL to choose between custom and generic plans (5 custom first). */
 const PUBLISHES = 10;
+/** A publish leasing its jobs to an instance (WebhookWorker.leaseForPublish). */
+const LEASE = { instanceId: 'plans', leaseMs: 30_000, most: 100, skipSubscriptions: [], skipHosts: [] };
 
 /**
- * The publish's named statements (webhook_enqueue, webhook_enqueue_once) keep one plan for every
+ * The publish's named statements (webhook_enqueue, webhook_enqueue_leasing, webhook_enqueue_once) keep one plan for every
  * tenant: with one tenant holding nearly all subscriptions, a small tenant's publishes still reuse
  * the generic plan instead of being planned again each time (ENQUEUE_SQL).
  */
@@ -52,15 +54,17 @@ describe('Publish statements with one tenant holding most subscriptions', () => 
         matched: 0,
         replayed: false,
       });
+      await expect(events.insertLeasing(event(), LEASE)).resolves.toMatchObject({ matched: 0, leased: [] });
     }
     const plans: Array<{ name: string; generic: number; custom: number }> = await single.query(
       `SELECT name, generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements
-       WHERE name IN ('webhook_enqueue', 'webhook_enqueue_once') ORDER BY name`,
+       WHERE name IN ('webhook_enqueue', 'webhook_enqueue_leasing', 'webhook_enqueue_once') ORDER BY name`,
     );
     // PostgreSQL plans the first five executions for their values, then keeps the generic plan
     // unless it looks costlier than those: every later execution is generic.
     expect(plans).toEqual([
       { name: 'webhook_enqueue', generic: PUBLISHES - 5, custom: 5 },
+      { name: 'webhook_enqueue_leasing', generic: PUBLISHES - 5, custom: 5 },
       { name: 'webhook_enqueue_once', generic: PUBLISHES - 5, custom: 5 },
     ]);
   });

@@ -1,4 +1,4 @@
-import { AdmissionKey, AdmissionPolicy, skipsSomeOwner } from './admission-policy';
+import { AdmissionKey, AdmissionPolicy, roomFor, skipsSomeOwner } from './admission-policy';
 
 const UNRESPONSIVE_MS = 60_000;
 const NO_PREFETCH_MS = 60_000;
@@ -135,6 +135,10 @@ describe('AdmissionPolicy', () => {
     });
     expect(limits.tenants).toEqual({ saturated: [], limited: ['a'], room: [9], fresh: 14 });
     expect(policy.tenantRoom()).toBe(9);
+    // One owner's room, as a publish leasing its jobs reads it.
+    expect(roomFor(limits.tenants, 'a')).toBe(9);
+    expect(roomFor(limits.tenants, 'b')).toBe(14);
+    expect(roomFor(limits.subscriptions, 1)).toBe(0);
   });
 
   it("gives a tenant its whole limit when nothing is held here, not 0 (a drained worker's next claim)", () => {

@@ -26,6 +26,13 @@ export function skipsSomeOwner({ subscriptions, hosts, tenants }: ClaimLimits): 
   return subscriptions.saturated.length + hosts.saturated.length + tenants.saturated.length > 0;
 }
 
+/** How many jobs a claim within `room` may take of `owner`'s. */
+export function roomFor<K>(room: ClaimRoom<K>, owner: K): number {
+  if (room.saturated.includes(owner)) return 0;
+  const i = room.limited.indexOf(owner);
+  return i === -1 ? room.fresh : room.room[i];
+}
+
 /** Counts of jobs per owner, in flight and held (in flight + queued). */
 class Tally<K> {
   readonly inFlight = new Map<K, number>();

@@ -165,4 +165,36 @@ describe('ClaimSchedule', () => {
       expect(schedule.claimsAgain()).toBe(false);
     });
   });
+
+  describe('room for a publish leasing its jobs', () => {
+    it('is none until a claim has taken every due job in reach (older jobs first)', () => {
+      const { schedule } = scheduleOf();
+      expect(schedule.roomForPublish()).toBe(0); // a new worker: jobs of an earlier run may be due
+      schedule.beginClaim();
+      schedule.claimEnded(tookEverything);
+      expect(schedule.roomForPublish()).toBe(16);
+      schedule.jobsMayWait(); // a NOTIFY, the sweep, jobs handed back
+      expect(schedule.roomForPublish()).toBe(0);
+    });
+
+    it('is none after a claim that left due jobs, or skipped an owner at its cap', () => {
+      const { schedule } = scheduleOf();
+      schedule.beginClaim();
+      schedule.claimEnded({ ...tookEverything, candidates: 5 });
+      expect(schedule.roomForPublish()).toBe(0);
+      schedule.beginClaim();
+      schedule.claimEnded({ ...tookEverything, skippedSomeOwner: true });
+      expect(schedule.roomForPublish()).toBe(0);
+    });
+
+    it('is the capacity less the jobs in flight and waiting, however small', () => {
+      const { schedule, occupancy } = scheduleOf();
+      schedule.beginClaim();
+      schedule.claimEnded(tookEverything);
+      Object.assign(occupancy, { inFlight: 8, queued: 7 });
+      expect(schedule.roomForPublish()).toBe(1);
+      occupancy.queued = 9;
+      expect(schedule.roomForPublish()).toBe(0);
+    });
+  });
 });

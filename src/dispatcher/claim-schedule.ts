@@ -119,6 +119,16 @@ export class ClaimSchedule {
     if (more) this.claimWanted = true;
   }
 
+  /**
+   * Room for the jobs a publish leases as it writes them (WebhookWorker.leaseForPublish): what a
+   * claim right after its commit could take, and none while due jobs may be waiting for a claim
+   * (older jobs, or owners at their cap: theirs come first).
+   */
+  roomForPublish(): number {
+    if (this.backlog) return 0;
+    return Math.max(0, this.sizes.capacity - this.inFlight.size - this.queue.length);
+  }
+
   /** How many more jobs a claim may take now: 0 while the room is too small to be worth a claim. */
   private roomToClaim(): number {
     const { capacity, concurrency, subscriptionLimit } = this.sizes;

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { DeliveryTrigger } from '../common/reference/enums';
+import { DeliveryTrigger, WebhookEvent } from '../common/reference/enums';
 import { Postgres } from '../database/postgres';
 import { enqueueOnce, KeyedEvent, RunStatement } from './idempotent-enqueue.statement';
+import type { ClaimedJob } from './webhook-jobs.repository';
 
 /** Anything that runs SQL inside the caller's transaction: an EntityManager or a QueryRunner. */
 export type TransactionHandle = Pick<EntityManager, 'query'> | Pick<QueryRunner, 'query'>;
@@ -30,6 +31,16 @@ export interface WrittenEvent {
   matched: number;
 }
 
+/** A publish's event row ($1 type, $2 tenant, $3 timestamp, $4 body, $5 traceparent), as CTE `event`. */
+const EVENT_ROW = `event AS (
+    INSERT INTO webhook_events (event_type, tenant, occurred_at, payload, trace_context)
+    VALUES ($1, $2, $3, $4::json, $5)
+    RETURNING id
+  )`;
+
+/** The subscriptions `s` a publish of type $1 for tenant $2 matches (the tenant out of the planner's sight). */
+const MATCHING = `s.tenant = (SELECT $2::varchar) AND s.active AND $1::varchar = ANY (s.events)`;
+
 /**
  * One statement, so the event and its jobs commit together (or not at all) even without an
  * explicit transaction: the event row, then one job per subscription matching at this moment
@@ -50,20 +61,79 @@ export interface WrittenEvent {
  * doubled its CPU per publish in the bench.
  */
 const ENQUEUE_SQL = `
-  WITH event AS (
-    INSERT INTO webhook_events (event_type, tenant, occurred_at, payload, trace_context)
-    VALUES ($1, $2, $3, $4::json, $5)
-    RETURNING id
-  ), jobs AS (
+  WITH ${EVENT_ROW}, jobs AS (
     INSERT INTO webhook_jobs (event_id, subscription_id)
     SELECT event.id, s.id
     FROM event CROSS JOIN subscriptions s
-    WHERE s.tenant = (SELECT $2::varchar) AND s.active AND $1::varchar = ANY (s.events)
+    WHERE ${MATCHING}
     ORDER BY s.id
     FOR KEY SHARE OF s
     RETURNING 1
   )
   SELECT event.id AS "eventId", (SELECT count(*) FROM jobs)::int AS "matched" FROM event`;
+
+/**
+ * Jobs a publish leases to this instance as it writes them (WebhookWorker.leaseForPublish): what the
+ * claim after its commit would have taken, without that claim.
+ */
+export interface PublishLease {
+  instanceId: string;
+  leaseMs: number;
+  /** Most jobs to lease. */
+  most: number;
+  /** Subscriptions and receiver hosts at their cap here: their jobs are left for a claim. */
+  skipSubscriptions: number[];
+  skipHosts: string[];
+}
+
+/** The event written, and the jobs it leased to this instance (as a claim returns them). */
+export interface WrittenLeasedEvent extends WrittenEvent {
+  leased: ClaimedJob[];
+}
+
+/**
+ * ENQUEUE_SQL, leasing up to $8 of the jobs to instance $7 as it writes them (attempts 1, the
+ * claim's lease: PublishLease), and returning those with what their deliveries need, as the claim
+ * does (WebhookJobsRepository.claimDue); the event's own columns the caller has. Rate-limited
+ * subscriptions' jobs, and those of subscriptions ($9) and hosts ($10) at their cap, are written
+ * unleased, for a claim: the slots and the caps are its part. The subscriptions are locked and read
+ * first, as in ENQUEUE_ONCE_SQL (idempotent-enqueue.statement.ts), so that the jobs can be numbered.
+ * The NOTIFY trigger stays silent when every job was leased (migration PublishLeasedJobs).
+ */
+const ENQUEUE_LEASING_SQL = `
+  WITH ${EVENT_ROW}, matching AS (
+    SELECT s.id, s.max_deliveries_per_second IS NULL AND s.id <> ALL ($9::int[])
+        AND s.receiver_host <> ALL ($10::text[]) IS TRUE AS leasable
+    FROM subscriptions s
+    WHERE ${MATCHING}
+    ORDER BY s.id
+    FOR KEY SHARE OF s
+  ), numbered AS (
+    SELECT m.id, m.leasable AND row_number() OVER (PARTITION BY m.leasable ORDER BY m.id) <= $8 AS leased
+    FROM matching m
+  ), jobs AS (
+    INSERT INTO webhook_jobs (event_id, subscription_id, lease_until, leased_by, attempts)
+    SELECT event.id, n.id, CASE WHEN n.leased THEN now() + $6 * interval '1 millisecond' END,
+      CASE WHEN n.leased THEN $7::varchar END, CASE WHEN n.leased THEN 1 ELSE 0 END
+    FROM event CROSS JOIN numbered n
+    ORDER BY n.id
+    RETURNING id, subscription_id, leased_by IS NOT NULL AS leased, created_at
+  )
+  SELECT event.id AS "eventId", (SELECT count(*) FROM jobs)::int AS "matched", j.id,
+    j.subscription_id AS "subscriptionId", s.url, s.header_name AS "headerName",
+    s.header_value_encrypted AS "headerValueEncrypted", s.receiver_host AS host, j.created_at AS "publishedAt",
+    s.signing_secret_encrypted AS "signingSecretEncrypted",
+    CASE WHEN s.previous_signing_secret_until > now() THEN s.previous_signing_secret_encrypted END
+      AS "previousSigningSecretEncrypted"
+  FROM event
+  LEFT JOIN (jobs j JOIN subscriptions s ON s.id = j.subscription_id) ON j.leased
+  ORDER BY j.id`;
+
+/** A row of ENQUEUE_LEASING_SQL: the event's id and match count, with one leased job or (id null) none. */
+type LeasingRow = { matched: number } & Omit<
+  ClaimedJob,
+  'eventType' | 'tenant' | 'payload' | 'trigger' | 'traceContext' | 'active' | 'startInMs' | 'nextSlotInMs'
+>;
 
 /**
  * Resend and recover (contract section 9): one job per given event for one subscription, while it
@@ -143,6 +213,35 @@ export class WebhookEventsRepository {
       matched: number;
     }>;
     return { eventId: Number(rows[0].eventId), matched: rows[0].matched };
+  }
+
+  /** As insertWithJobs, on the pool, leasing jobs to this instance (ENQUEUE_LEASING_SQL). */
+  async insertLeasing(event: StoredEvent, lease: PublishLease): Promise<WrittenLeasedEvent> {
+    const { eventType, tenant, timestamp, payload, traceContext } = event;
+    const { leaseMs, instanceId, most, skipSubscriptions, skipHosts } = lease;
+    const params = [eventType, tenant, timestamp, payload, traceContext, leaseMs, instanceId, most];
+    const rows = (await this.postgres.query('webhook_enqueue_leasing', ENQUEUE_LEASING_SQL, [
+      ...params,
+      skipSubscriptions,
+      skipHosts,
+    ])) as LeasingRow[];
+    const [{ eventId, matched }] = rows;
+    // The event's own columns are the caller's: not read back once per job.
+    const leased: ClaimedJob[] =
+      rows[0].id === null
+        ? []
+        : rows.map(({ matched: _matched, ...job }) => ({
+            ...job,
+            eventType: eventType as WebhookEvent,
+            tenant,
+            payload,
+            trigger: DeliveryTrigger.EVENT,
+            traceContext,
+            active: true,
+            startInMs: null,
+            nextSlotInMs: null,
+          }));
+    return { eventId: Number(eventId), matched, leased };
   }
 
   /**

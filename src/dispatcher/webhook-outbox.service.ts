@@ -11,7 +11,16 @@ import { checkedIdempotencyKey, IdempotencyKeyReusedException } from './idempote
 import type { KeyedEvent } from './idempotent-enqueue.statement';
 import { EnqueueAgainOutcome, TransactionHandle, WebhookEventsRepository } from './webhook-events.repository';
 
-export type { EnqueueAgainOutcome, TransactionHandle } from './webhook-events.repository';
+import type { PublishLease } from './webhook-events.repository';
+import type { ClaimedJob } from './webhook-jobs.repository';
+
+export type { EnqueueAgainOutcome, PublishLease, TransactionHandle } from './webhook-events.repository';
+
+/** A publish's receipt, and the jobs it leased to this instance (WebhookOutbox.publishLeasing). */
+export interface LeasingReceipt {
+  receipt: PublishReceipt;
+  leased: ClaimedJob[];
+}
 
 /** An event's validated body, as every receiver gets it. */
 type EventBody = ReturnType<typeof licenceEventBody>;
@@ -59,11 +68,33 @@ export class WebhookOutbox {
     transaction?: TransactionHandle,
     { idempotencyKey }: EnqueueOptions = {},
   ): Promise<PublishReceipt> {
+    return this.write(event, transaction, idempotencyKey).then(({ receipt }) => receipt);
+  }
+
+  /**
+   * enqueue without a caller transaction, leasing to this instance the jobs it will deliver at once
+   * (`lease`: WebhookWorker.leaseForPublish) as they are written; `leased` are those jobs, as a claim
+   * returns them. A keyed publish leases none.
+   */
+  publishLeasing(
+    event: LicenceEvent,
+    { idempotencyKey }: EnqueueOptions,
+    lease: PublishLease,
+  ): Promise<LeasingReceipt> {
+    return this.write(event, undefined, idempotencyKey, lease);
+  }
+
+  private write(
+    event: LicenceEvent,
+    transaction: TransactionHandle | undefined,
+    idempotencyKey: string | undefined,
+    lease?: PublishLease,
+  ): Promise<LeasingReceipt> {
     // The publish span (contract section 12): its context is stored with the event.
     return tracePublish(
       publishAttributes(event.eventType, event.tenant, DeliveryTrigger.EVENT),
-      (traceContext) => this.enqueueTraced(event, transaction, idempotencyKey, traceContext),
-      (receipt) =>
+      (traceContext) => this.enqueueTraced(event, transaction, idempotencyKey, traceContext, lease),
+      ({ receipt }) =>
         receipt.replayed ? undefined : { eventId: receipt.eventId, matched: receipt.matchedSubscriptions },
     );
   }
@@ -73,20 +104,24 @@ export class WebhookOutbox {
     transaction: TransactionHandle | undefined,
     idempotencyKey: string | undefined,
     traceContext: string | null,
-  ): Promise<PublishReceipt> {
+    lease: PublishLease | undefined,
+  ): Promise<LeasingReceipt> {
     const body = licenceEventBody(event);
     if (idempotencyKey !== undefined)
-      return this.enqueueOnce(body, transaction, idempotencyKey, traceContext);
+      return { receipt: await this.enqueueOnce(body, transaction, idempotencyKey, traceContext), leased: [] };
     const timestamp = event.timestamp.toISOString();
     const stored = { ...body, timestamp, payload: JSON.stringify(body), traceContext };
-    const { eventId, matched } = await this.events.insertWithJobs(stored, transaction);
-    return {
+    const { eventId, matched, leased } = lease
+      ? await this.events.insertLeasing(stored, lease)
+      : { ...(await this.events.insertWithJobs(stored, transaction)), leased: [] };
+    const receipt = {
       eventId,
       eventType: event.eventType,
       tenant: event.tenant,
       timestamp,
       matchedSubscriptions: matched,
     };
+    return { receipt, leased };
   }
 
   private async enqueueOnce(

@@ -5,7 +5,7 @@ import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/configuration';
 import { outsideTraces } from '../tracing/tracer';
 import { MetricsService } from '../metrics/metrics.service';
-import { AdmissionPolicy, skipsSomeOwner } from './admission-policy';
+import { AdmissionPolicy, roomFor, skipsSomeOwner } from './admission-policy';
 import { ClaimSchedule } from './claim-schedule';
 import { ClaimedJobsQueue } from './claimed-jobs.queue';
 import { CompletionWriter } from './completion-writer';
@@ -14,6 +14,7 @@ import { GoneReceivers, refusedWhenInactive } from './inactive-subscriptions';
 import { NotificationListener } from './notification-listener';
 import { PacedJobs } from './paced-jobs';
 import { UnsentJobs } from './unsent-jobs';
+import type { PublishLease } from './webhook-events.repository';
 import { WebhookJobsRepository } from './webhook-jobs.repository';
 import type { ClaimedJob } from './webhook-jobs.repository';
 import { WebhookSender } from './webhook-sender.service';
@@ -28,10 +29,11 @@ const NO_PREFETCH_FOR_MS = 60_000;
 
 /**
  * STARTING: built, not bootstrapped. WAITING: nothing to do until a NOTIFY, a finished delivery or
- * the sweep. CLAIMING: a claim loop runs (never two at once). PAUSED: a claim failed; the next one
+ * the sweep. CLAIMING: a claim loop runs (never two at once). LEASING: a publish writes jobs leased
+ * to this instance (leaseForPublish); a claim asked for meanwhile runs once it ends. PAUSED: a claim failed; the next one
  * runs after CLAIM_RETRY_DELAY_MS, not before. DRAINING: shutting down. STOPPED: done.
  */
-export type WorkerState = 'STARTING' | 'WAITING' | 'CLAIMING' | 'PAUSED' | 'DRAINING' | 'STOPPED';
+export type WorkerState = 'STARTING' | 'WAITING' | 'CLAIMING' | 'LEASING' | 'PAUSED' | 'DRAINING' | 'STOPPED';
 
 /**
  * Delivers pending jobs (contract section 6). Claims (WebhookJobsRepository) run when a job is
@@ -59,6 +61,10 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /** Counts subscriptions-gone notifications, so a claim that raced one checks its jobs too. */
   private goneEpoch = 0;
   private claimFailures = 0;
+  /** The publish leasing jobs to this instance (leaseForPublish), while it runs (LEASING). */
+  private publishing:
+    | { lease: PublishLease; sendBy: number; goneEpoch: number; done: Promise<void>; ended: () => void }
+    | undefined;
   private claiming: Promise<void> | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -79,11 +85,12 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.inFlight = new InFlightDeliveries(sender, completions, this.policy, metrics, this.receiverGone);
     this.gone = new GoneReceivers((jobId) => completions.has(jobId));
     this.paced = new PacedJobs(this.policy);
-    const { queue, paced } = this;
-    // Jobs claimed here and waiting, queued or paced: what the schedule counts as taken room.
+    // Jobs claimed here and waiting, queued or paced, and those a publish is leasing here: what the
+    // schedule counts as taken room.
+    const held = () => this.queue.length + this.paced.length + (this.publishing?.lease.most ?? 0);
     const waiting = {
       get length(): number {
-        return queue.length + paced.length;
+        return held();
       },
     };
     this.unsent = new UnsentJobs(jobs, this.instanceId);
@@ -119,6 +126,59 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   wake(): void {
     this.schedule.jobsArrived();
     this.claimSoon();
+  }
+
+  /**
+   * A publish without a caller transaction is about to write its jobs: those this instance would
+   * claim right after the commit are leased to it as they are written instead (no claim between
+   * the commit and their start; contract section 6's lease, attempts counted as a claim counts
+   * them). Only from WAITING (no claim running, nor another leasing publish: claims and leases never
+   * overlap, so each sees what the other took) while nothing waits for a claim, within the room a
+   * claim would have and the tenant's room; rate-limited subscriptions' jobs and those of owners at
+   * their cap are left for a claim (WebhookEventsRepository.insertLeasing). Undefined: write them all
+   * unleased. The publish must end with publishEnded, whatever its outcome.
+   */
+  leaseForPublish(tenant: string): PublishLease | undefined {
+    if (this.state !== 'WAITING') return undefined;
+    const limits = this.policy.claimLimits(Date.now());
+    const most = Math.min(this.schedule.roomForPublish(), roomFor(limits.tenants, tenant));
+    if (most <= 0) return undefined;
+    const lease = {
+      instanceId: this.instanceId,
+      leaseMs: this.settings.leaseMs,
+      most,
+      skipSubscriptions: limits.subscriptions.saturated,
+      skipHosts: limits.hosts.saturated,
+    };
+    this.enter('LEASING', ['WAITING']);
+    let ended = () => {};
+    const done = new Promise<void>((resolve) => (ended = resolve));
+    // Before the lease is taken, as for a claim: the local deadline is never later than it allows.
+    const sendBy = performance.now() + ClaimedJobsQueue.MAX_WAIT_MS;
+    this.publishing = { lease, sendBy, goneEpoch: this.goneEpoch, done, ended };
+    return lease;
+  }
+
+  /**
+   * The publish of `lease` ended: `leased` (none when it failed) wait for their slots as claimed
+   * jobs do, and a claim asked for meanwhile runs. Shutting down, the drain releases them with
+   * every other job leased here.
+   */
+  publishEnded(lease: PublishLease, leased: ClaimedJob[]): void {
+    const publishing = this.publishing;
+    if (publishing?.lease !== lease) return;
+    this.publishing = undefined;
+    publishing.ended();
+    if (this.state !== 'LEASING') return; // DRAINING
+    this.enter('WAITING', ['LEASING']);
+    // The publish's own work ends here: the deliveries are not part of its trace (as in claimSoon).
+    outsideTraces(() => {
+      this.queueClaimed(leased, publishing.sendBy);
+      // A subscription went or was deactivated meanwhile: settle its jobs, as after a claim.
+      if (this.goneEpoch !== publishing.goneEpoch && leased.length > 0) void this.dropGone();
+      this.startQueuedJobs();
+    });
+    if (this.schedule.claimsAgain()) this.claimSoon();
   }
 
   /** Due jobs may be waiting (a NOTIFY, the sweep, jobs handed back): claim soon, and as slots free. */
@@ -292,7 +352,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
    */
   async onModuleDestroy(): Promise<void> {
     const started = this.state !== 'STARTING';
-    this.enter('DRAINING', ['STARTING', 'WAITING', 'CLAIMING', 'PAUSED']);
+    this.enter('DRAINING', ['STARTING', 'WAITING', 'CLAIMING', 'LEASING', 'PAUSED']);
     clearInterval(this.sweepTimer);
     clearTimeout(this.retryTimer);
     clearTimeout(this.paceTimer);
@@ -304,6 +364,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async drainAndRelease(): Promise<void> {
     await this.claiming;
+    await this.publishing?.done; // its leased jobs are released below
     const unfinished = await this.inFlight.finish(this.settings.graceMs);
     // Queued jobs were never started: the release below hands them back with the rest.
     this.queue.dropWhere(() => true);

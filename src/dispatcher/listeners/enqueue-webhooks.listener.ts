@@ -5,6 +5,7 @@ import { LicenceCreatedFailedEvent } from '../../licence-events/licence-created-
 import { LicenceCreatedSuccessEvent } from '../../licence-events/licence-created-success.event';
 import type { PublishReceipt } from '../../licence-events/licence-events';
 import type { LicenceEventContext } from '../licence-event.publisher';
+import type { ClaimedJob } from '../webhook-jobs.repository';
 import { WebhookOutbox } from '../webhook-outbox.service';
 import { WebhookWorker } from '../webhook-worker.service';
 
@@ -39,8 +40,13 @@ export class EnqueueWebhooksListener {
     { transaction, idempotencyKey, outcome }: LicenceEventContext = {},
   ): Promise<void> {
     let receipt: PublishReceipt;
+    let leased: ClaimedJob[] = [];
+    // Without a caller transaction, the jobs this instance delivers at once are leased to it as they
+    // are written: they start at the commit, with no claim in between (WebhookWorker.leaseForPublish).
+    const lease = transaction ? undefined : this.worker.leaseForPublish(event.tenant);
     try {
-      receipt = await this.outbox.enqueue(event, transaction, { idempotencyKey });
+      if (lease) ({ receipt, leased } = await this.outbox.publishLeasing(event, { idempotencyKey }, lease));
+      else receipt = await this.outbox.enqueue(event, transaction, { idempotencyKey });
     } catch (error) {
       if (outcome) return outcome.refused(error);
       const { eventType, tenant } = event as { eventType?: unknown; tenant?: unknown };
@@ -49,9 +55,11 @@ export class EnqueueWebhooksListener {
         'licence event not enqueued; publish through LicenceEventPublisher to get the error',
       );
       return;
+    } finally {
+      if (lease) this.worker.publishEnded(lease, leased);
     }
-    // Committed already (no caller transaction): start here rather than wait for our own NOTIFY.
-    if (!transaction && receipt.matchedSubscriptions > 0) this.worker.wake();
+    // Committed already (no caller transaction): claim the rest here rather than wait for our own NOTIFY.
+    if (!transaction && receipt.matchedSubscriptions > leased.length) this.worker.wake();
     outcome?.enqueued(receipt);
   }
 }

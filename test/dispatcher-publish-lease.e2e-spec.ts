@@ -1,0 +1,164 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import pg from 'pg';
+import { ClaimResult, WebhookJobsRepository } from '../src/dispatcher/webhook-jobs.repository';
+import { WebhookEventsRepository, WrittenLeasedEvent } from '../src/dispatcher/webhook-events.repository';
+import {
+  createSubscription,
+  deliveriesOf,
+  licence,
+  sleep,
+  startDispatcherApp,
+  waitForDeliveries,
+} from './support/dispatcher';
+import { Receiver } from './support/receiver';
+import { testCa } from './support/test-ca';
+import type { TestApp, TestUser } from './support/test-app';
+import { uniq } from './support/test-app';
+
+/**
+ * A publish leases to its instance the jobs that instance delivers at once, as it writes them
+ * (WebhookWorker.leaseForPublish): no claim runs between the publish's commit and their start, and
+ * no NOTIFY wakes the instances for jobs nobody else may take. Jobs beyond the instance's room, and
+ * rate-limited subscriptions' jobs, are written unleased and claimed as before.
+ */
+describe('Dispatcher: a publish leases the jobs its instance delivers at once', () => {
+  let t: TestApp;
+  let admin: TestUser;
+  let receiver: Receiver | undefined;
+  let listener: pg.Client;
+  let heard: number;
+
+  beforeAll(async () => {
+    // 4 slots: 8 jobs leased here at once, 7 of one tenant (AdmissionPolicy), one per subscription
+    // in flight, 3 per host.
+    t = await startDispatcherApp({ WEBHOOK_CONCURRENCY: '4' });
+    admin = await t.createUser({ admin: true });
+    listener = new pg.Client({ connectionString: t.databaseUrl });
+    await listener.connect();
+    listener.on('notification', (n) => {
+      if (n.channel === 'webhook_jobs') heard++;
+    });
+    await listener.query('LISTEN webhook_jobs');
+  });
+  beforeEach(() => {
+    heard = 0;
+  });
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    await receiver?.close();
+    receiver = undefined;
+  });
+  afterAll(async () => {
+    await listener?.end();
+    await t?.close();
+  });
+
+  const publish = (tenant: string) =>
+    t
+      .http()
+      .post('/admin/licence-events')
+      .set('authorization', `Bearer ${admin.token}`)
+      .send({ eventType: 'LICENCE_CREATED_SUCCESS', tenant, licence: licence(), error: null })
+      .expect(202);
+
+  /** The claims' and the leasing publishes' outcomes, observed (the spies call through). */
+  function observe() {
+    const claims = jest.spyOn(t.app.get(WebhookJobsRepository), 'claimDue');
+    const leasing = jest.spyOn(t.app.get(WebhookEventsRepository), 'insertLeasing');
+    const settled = async <T>(spy: { mock: { results: Array<{ value: unknown }> } }) =>
+      Promise.all(spy.mock.results.map((r) => r.value as Promise<T>));
+    return {
+      claimed: async () => (await settled<ClaimResult>(claims)).reduce((n, r) => n + r.jobs.length, 0),
+      leased: async () => (await settled<WrittenLeasedEvent>(leasing)).map((w) => w.leased.length),
+    };
+  }
+
+  it('leases the jobs of an idle instance as it writes them: no claim, no NOTIFY, one attempt each', async () => {
+    const held: ServerResponse[] = [];
+    receiver = await Receiver.start(testCa().server, (_req: IncomingMessage, res: ServerResponse) => {
+      held.push(res);
+    });
+    const tenant = uniq('tenant');
+    const subs = [];
+    for (let i = 0; i < 3; i++)
+      subs.push(await createSubscription(t, { tenant, url: receiver.url(`/h/${i}`) }));
+    const seen = observe();
+
+    const res = await publish(tenant);
+    expect(res.body.matchedSubscriptions).toBe(3);
+    await receiver.waitFor(3);
+    // In flight: every job leased to this instance when it was written, and counted as an attempt.
+    const jobs: Array<{ leased: boolean; attempts: number }> = await t.dataSource.query(
+      `SELECT leased_by IS NOT NULL AND lease_until > now() AS leased, attempts FROM webhook_jobs WHERE event_id = $1`,
+      [res.body.eventId],
+    );
+    expect(jobs).toEqual(Array(3).fill({ leased: true, attempts: 1 }));
+    for (const r of held) r.writeHead(200).end('ok');
+    for (const sub of subs) {
+      await waitForDeliveries(t.dataSource, sub.id, 1);
+      expect((await deliveriesOf(t.dataSource, sub.id)).map((d) => d.status)).toEqual(['SUCCESS']);
+    }
+    expect(await seen.leased()).toEqual([3]);
+    expect(await seen.claimed()).toBe(0);
+    await sleep(200);
+    expect(heard).toBe(0);
+  });
+
+  it('leaves the jobs beyond its room for a claim, and wakes the instances for them', async () => {
+    receiver = await Receiver.start(testCa().server, { status: 200, delayMs: 20 });
+    const tenant = uniq('tenant');
+    const subs = [];
+    for (let i = 0; i < 10; i++)
+      subs.push(await createSubscription(t, { tenant, url: receiver.url(`/h/${i}`) }));
+    const seen = observe();
+
+    await publish(tenant);
+    for (const sub of subs) await waitForDeliveries(t.dataSource, sub.id, 1);
+    // A tenant holds at most 7 jobs here; the other 3 were written unleased and claimed.
+    expect(await seen.leased()).toEqual([7]);
+    expect(await seen.claimed()).toBeGreaterThanOrEqual(3);
+    expect(heard).toBe(1);
+    expect(receiver.receipts).toHaveLength(10);
+  });
+
+  it("leaves a rate-limited subscription's job for a claim (it takes the slot) and leases the others", async () => {
+    receiver = await Receiver.start(testCa().server, { status: 200 });
+    const tenant = uniq('tenant');
+    const limited = await createSubscription(t, { tenant, url: receiver.url('/limited') });
+    await t.dataSource.query('UPDATE subscriptions SET max_deliveries_per_second = 5 WHERE id = $1', [
+      limited.id,
+    ]);
+    const unlimited = await createSubscription(t, { tenant, url: receiver.url('/unlimited') });
+    const seen = observe();
+
+    await publish(tenant);
+    await waitForDeliveries(t.dataSource, limited.id, 1);
+    await waitForDeliveries(t.dataSource, unlimited.id, 1);
+    expect(await seen.leased()).toEqual([1]);
+    expect(await seen.claimed()).toBe(1);
+    expect(heard).toBe(1);
+    expect(
+      await t.dataSource.query(
+        'SELECT count(*)::int AS n FROM subscription_delivery_slots WHERE subscription_id = $1',
+        [limited.id],
+      ),
+    ).toEqual([{ n: 1 }]);
+  });
+
+  it('writes the jobs of a publish that another leasing publish overlaps unleased, and delivers both', async () => {
+    receiver = await Receiver.start(testCa().server, { status: 200, delayMs: 20 });
+    const [a, b] = [uniq('tenant'), uniq('tenant')];
+    const subA = await createSubscription(t, { tenant: a, url: receiver.url('/a') });
+    const subB = await createSubscription(t, { tenant: b, url: receiver.url('/b') });
+    const seen = observe();
+
+    await Promise.all([publish(a), publish(b)]);
+    await waitForDeliveries(t.dataSource, subA.id, 1);
+    await waitForDeliveries(t.dataSource, subB.id, 1);
+    // One lease at a time: the second publish, if it overlapped the first, wrote its job unleased.
+    const leased = await seen.leased();
+    const claimed = await seen.claimed();
+    expect(leased.reduce((n, k) => n + k, 0) + claimed).toBeGreaterThanOrEqual(2);
+    expect(heard).toBe(leased.length === 2 ? 0 : 1);
+  });
+});
