@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import pg from 'pg';
 import { ClaimResult, WebhookJobsRepository } from '../src/dispatcher/webhook-jobs.repository';
+import type { KeyedEvent } from '../src/dispatcher/idempotent-enqueue.statement';
 import { WebhookEventsRepository, WrittenLeasedEvent } from '../src/dispatcher/webhook-events.repository';
 import {
   createSubscription,
@@ -53,23 +54,26 @@ describe('Dispatcher: a publish leases the jobs its instance delivers at once', 
     await t?.close();
   });
 
-  const publish = (tenant: string) =>
+  const publish = (tenant: string, headers: Record<string, string> = {}, body = licence()) =>
     t
       .http()
       .post('/admin/licence-events')
       .set('authorization', `Bearer ${admin.token}`)
-      .send({ eventType: 'LICENCE_CREATED_SUCCESS', tenant, licence: licence(), error: null })
-      .expect(202);
+      .set(headers)
+      .send({ eventType: 'LICENCE_CREATED_SUCCESS', tenant, licence: body, error: null });
 
   /** The claims' and the leasing publishes' outcomes, observed (the spies call through). */
   function observe() {
     const claims = jest.spyOn(t.app.get(WebhookJobsRepository), 'claimDue');
-    const leasing = jest.spyOn(t.app.get(WebhookEventsRepository), 'insertLeasing');
+    const events = t.app.get(WebhookEventsRepository);
+    const leasing = jest.spyOn(events, 'insertLeasing');
+    const keyed = jest.spyOn(events, 'insertKeyed');
     const settled = async <T>(spy: { mock: { results: Array<{ value: unknown }> } }) =>
       Promise.all(spy.mock.results.map((r) => r.value as Promise<T>));
     return {
       claimed: async () => (await settled<ClaimResult>(claims)).reduce((n, r) => n + r.jobs.length, 0),
       leased: async () => (await settled<WrittenLeasedEvent>(leasing)).map((w) => w.leased.length),
+      leasedKeyed: async () => (await settled<KeyedEvent>(keyed)).map((k) => k.leased.length),
     };
   }
 
@@ -84,7 +88,7 @@ describe('Dispatcher: a publish leases the jobs its instance delivers at once', 
       subs.push(await createSubscription(t, { tenant, url: receiver.url(`/h/${i}`) }));
     const seen = observe();
 
-    const res = await publish(tenant);
+    const res = await publish(tenant).expect(202);
     expect(res.body.matchedSubscriptions).toBe(3);
     await receiver.waitFor(3);
     // In flight: every job leased to this instance when it was written, and counted as an attempt.
@@ -112,7 +116,7 @@ describe('Dispatcher: a publish leases the jobs its instance delivers at once', 
       subs.push(await createSubscription(t, { tenant, url: receiver.url(`/h/${i}`) }));
     const seen = observe();
 
-    await publish(tenant);
+    await publish(tenant).expect(202);
     for (const sub of subs) await waitForDeliveries(t.dataSource, sub.id, 1);
     // A tenant holds at most 7 jobs here; the other 3 were written unleased and claimed.
     expect(await seen.leased()).toEqual([7]);
@@ -131,7 +135,7 @@ describe('Dispatcher: a publish leases the jobs its instance delivers at once', 
     const unlimited = await createSubscription(t, { tenant, url: receiver.url('/unlimited') });
     const seen = observe();
 
-    await publish(tenant);
+    await publish(tenant).expect(202);
     await waitForDeliveries(t.dataSource, limited.id, 1);
     await waitForDeliveries(t.dataSource, unlimited.id, 1);
     expect(await seen.leased()).toEqual([1]);
@@ -152,7 +156,7 @@ describe('Dispatcher: a publish leases the jobs its instance delivers at once', 
     const subB = await createSubscription(t, { tenant: b, url: receiver.url('/b') });
     const seen = observe();
 
-    await Promise.all([publish(a), publish(b)]);
+    await Promise.all([publish(a).expect(202), publish(b).expect(202)]);
     await waitForDeliveries(t.dataSource, subA.id, 1);
     await waitForDeliveries(t.dataSource, subB.id, 1);
     // One lease at a time: the second publish, if it overlapped the first, wrote its job unleased.
@@ -160,5 +164,28 @@ describe('Dispatcher: a publish leases the jobs its instance delivers at once', 
     const claimed = await seen.claimed();
     expect(leased.reduce((n, k) => n + k, 0) + claimed).toBeGreaterThanOrEqual(2);
     expect(heard).toBe(leased.length === 2 ? 0 : 1);
+  });
+
+  it('leases the jobs of a keyed publish the same way; its replay leases and sends nothing', async () => {
+    receiver = await Receiver.start(testCa().server, { status: 200 });
+    const tenant = uniq('tenant');
+    const subs = [];
+    for (let i = 0; i < 2; i++)
+      subs.push(await createSubscription(t, { tenant, url: receiver.url(`/k/${i}`) }));
+    const seen = observe();
+    const key = { 'idempotency-key': uniq('key') };
+    const body = licence();
+
+    const first = await publish(tenant, key, body).expect(202);
+    for (const sub of subs) await waitForDeliveries(t.dataSource, sub.id, 1);
+    const replay = await publish(tenant, key, body).expect(202);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body.eventId).toBe(first.body.eventId);
+    await sleep(200);
+
+    expect(await seen.leasedKeyed()).toEqual([2, 0]);
+    expect(await seen.claimed()).toBe(0);
+    expect(heard).toBe(0);
+    expect(receiver.receipts).toHaveLength(2);
   });
 });

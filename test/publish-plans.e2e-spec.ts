@@ -12,7 +12,7 @@ const PUBLISHES = 10;
 const LEASE = { instanceId: 'plans', leaseMs: 30_000, most: 100, skipSubscriptions: [], skipHosts: [] };
 
 /**
- * The publish's named statements (webhook_enqueue, webhook_enqueue_leasing, webhook_enqueue_once) keep one plan for every
+ * The publish's named statements (webhook_enqueue, webhook_enqueue_once and their leasing forms) keep one plan for every
  * tenant: with one tenant holding nearly all subscriptions, a small tenant's publishes still reuse
  * the generic plan instead of being planned again each time (ENQUEUE_SQL).
  */
@@ -55,10 +55,13 @@ describe('Publish statements with one tenant holding most subscriptions', () => 
         replayed: false,
       });
       await expect(events.insertLeasing(event(), LEASE)).resolves.toMatchObject({ matched: 0, leased: [] });
+      await expect(
+        events.insertKeyed(event(), uniq('key'), randomBytes(32), undefined, LEASE),
+      ).resolves.toMatchObject({ matched: 0, replayed: false, leased: [] });
     }
     const plans: Array<{ name: string; generic: number; custom: number }> = await single.query(
       `SELECT name, generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements
-       WHERE name IN ('webhook_enqueue', 'webhook_enqueue_leasing', 'webhook_enqueue_once') ORDER BY name`,
+       WHERE name LIKE 'webhook_enqueue%' ORDER BY name`,
     );
     // PostgreSQL plans the first five executions for their values, then keeps the generic plan
     // unless it looks costlier than those: every later execution is generic.
@@ -66,6 +69,7 @@ describe('Publish statements with one tenant holding most subscriptions', () => 
       { name: 'webhook_enqueue', generic: PUBLISHES - 5, custom: 5 },
       { name: 'webhook_enqueue_leasing', generic: PUBLISHES - 5, custom: 5 },
       { name: 'webhook_enqueue_once', generic: PUBLISHES - 5, custom: 5 },
+      { name: 'webhook_enqueue_once_leasing', generic: PUBLISHES - 5, custom: 5 },
     ]);
   });
 });

@@ -1,3 +1,6 @@
+import { LeasedJobRow, leasedJobs, leaseParams, leasingSql, PublishLease } from './publish-lease.sql';
+import type { ClaimedJob } from './webhook-jobs.repository';
+
 /**
  * Runs a statement where the event goes: the pool (as a named prepared statement) or the caller's
  * transaction (an EntityManager or QueryRunner). Returns its rows.
@@ -14,7 +17,29 @@ export interface KeyedEvent {
   replayed: boolean;
   /** The stored body hash is the one given: a replay, not a reuse of the key for another event. */
   sameBody: boolean;
+  /** The jobs this call leased to its instance as it wrote them (none unless it wrote the event). */
+  leased: ClaimedJob[];
 }
+
+/** The subscriptions matching the event, locked and read first (with `extra` columns), as CTE `matching`. */
+const MATCHING_KEYED = (extra: string) => `matching AS (
+    SELECT s.id${extra} FROM subscriptions s
+    WHERE s.tenant = (SELECT $2::varchar) AND s.active AND $1::varchar = ANY (s.events)
+    ORDER BY s.id
+    FOR KEY SHARE OF s
+  )`;
+
+/** The keyed event row, unless the tenant's key is taken, as CTE `event`. */
+const EVENT_KEYED = `event AS (
+    INSERT INTO webhook_events
+      (event_type, tenant, occurred_at, payload, idempotency_key, body_sha256, matched_subscriptions,
+        trace_context)
+    SELECT $1::varchar, $2::varchar, $3::timestamptz, $4::json, $5::varchar, $6::bytea, count(*)::int,
+      $7::varchar
+    FROM matching
+    ON CONFLICT (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+    RETURNING id, matched_subscriptions
+  )`;
 
 /**
  * ENQUEUE_SQL (webhook-events.repository.ts) with an idempotency key: the event row carries the key,
@@ -24,25 +49,23 @@ export interface KeyedEvent {
  * jobs written; the tenant is hidden from the planner as in ENQUEUE_SQL (one plan for every tenant).
  */
 const ENQUEUE_ONCE_SQL = `
-  WITH matching AS (
-    SELECT s.id FROM subscriptions s
-    WHERE s.tenant = (SELECT $2::varchar) AND s.active AND $1::varchar = ANY (s.events)
-    ORDER BY s.id
-    FOR KEY SHARE OF s
-  ), event AS (
-    INSERT INTO webhook_events
-      (event_type, tenant, occurred_at, payload, idempotency_key, body_sha256, matched_subscriptions,
-        trace_context)
-    SELECT $1::varchar, $2::varchar, $3::timestamptz, $4::json, $5::varchar, $6::bytea, count(*)::int,
-      $7::varchar
-    FROM matching
-    ON CONFLICT (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-    RETURNING id, matched_subscriptions
-  ), jobs AS (
+  WITH ${MATCHING_KEYED('')}, ${EVENT_KEYED}, jobs AS (
     INSERT INTO webhook_jobs (event_id, subscription_id)
     SELECT event.id, matching.id FROM event CROSS JOIN matching
   )
   SELECT id AS "eventId", matched_subscriptions AS matched FROM event`;
+
+const LEASING = leasingSql(8);
+
+/**
+ * ENQUEUE_ONCE_SQL, leasing to this instance the jobs it delivers at once as they are written
+ * (PublishLease in $8 to $12: publish-lease.sql.ts) and returning those; no row when the key is taken.
+ */
+const ENQUEUE_ONCE_LEASING_SQL = `
+  WITH ${MATCHING_KEYED(`, ${LEASING.leasable} AS leasable`)}, ${EVENT_KEYED}, ${LEASING.jobs}
+  SELECT event.id AS "eventId", event.matched_subscriptions AS matched, ${LEASING.leased.columns}
+  FROM event
+  ${LEASING.leased.joins}`;
 
 /** The tenant's event holding the key, and whether it was published with the given body hash. */
 const KEY_HOLDER_SQL = `
@@ -52,10 +75,11 @@ const KEY_HOLDER_SQL = `
   WHERE tenant = $1 AND idempotency_key = $2`;
 
 /**
- * Writes the event and its jobs unless the tenant's key is taken; then returns the one holding it,
- * read by a statement of its own, only then: its snapshot sees a holder committed while ON CONFLICT
- * waited for it, which the first statement's cannot. Undefined when the holder was deleted (by
- * retention) in between: run it again, to take the key.
+ * Writes the event and its jobs unless the tenant's key is taken, leasing to this instance those it
+ * delivers at once when given a `lease` (on the pool only); then returns the one holding it, read by
+ * a statement of its own, only then: its snapshot sees a holder committed while ON CONFLICT waited
+ * for it, which the first statement's cannot. Undefined when the holder was deleted (by retention)
+ * in between: run it again, to take the key.
  */
 export async function enqueueOnce(
   run: RunStatement,
@@ -69,16 +93,24 @@ export async function enqueueOnce(
   },
   key: string,
   bodySha256: Buffer,
+  lease?: PublishLease,
 ): Promise<KeyedEvent | undefined> {
   const { eventType, tenant, timestamp, payload, traceContext } = event;
   const params = [eventType, tenant, timestamp, payload, key, bodySha256, traceContext];
   // Written: its occurred_at is the timestamp given (not read back, parsed and formatted again).
-  type Written = Pick<KeyedEvent, 'eventId' | 'matched'>;
-  const [written] = (await run('webhook_enqueue_once', ENQUEUE_ONCE_SQL, params)) as Written[];
-  if (written) return { ...written, timestamp, replayed: false, sameBody: true };
+  type Written = Pick<KeyedEvent, 'eventId' | 'matched'> & LeasedJobRow;
+  const [name, text, values] = lease
+    ? ['webhook_enqueue_once_leasing', ENQUEUE_ONCE_LEASING_SQL, [...params, ...leaseParams(lease)]]
+    : ['webhook_enqueue_once', ENQUEUE_ONCE_SQL, params];
+  const rows = (await run(name, text, values)) as Written[];
+  if (rows.length > 0) {
+    const [{ eventId, matched }] = rows;
+    const leased = lease ? leasedJobs(rows, { ...event, eventId }) : [];
+    return { eventId, matched, timestamp, replayed: false, sameBody: true, leased };
+  }
   type Holder = Pick<KeyedEvent, 'eventId' | 'matched' | 'sameBody'> & { occurredAt: Date };
   const [holder] = (await run('webhook_key_holder', KEY_HOLDER_SQL, [tenant, key, bodySha256])) as Holder[];
   if (!holder) return undefined;
   const { occurredAt, ...found } = holder;
-  return { ...found, timestamp: occurredAt.toISOString(), replayed: true };
+  return { ...found, timestamp: occurredAt.toISOString(), replayed: true, leased: [] };
 }

@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { DeliveryTrigger, WebhookEvent } from '../common/reference/enums';
+import { DeliveryTrigger } from '../common/reference/enums';
 import { Postgres } from '../database/postgres';
 import { enqueueOnce, KeyedEvent, RunStatement } from './idempotent-enqueue.statement';
+import { LeasedJobRow, leasedJobs, leaseParams, leasingSql, PublishLease } from './publish-lease.sql';
 import type { ClaimedJob } from './webhook-jobs.repository';
+
+export type { PublishLease } from './publish-lease.sql';
 
 /** Anything that runs SQL inside the caller's transaction: an EntityManager or a QueryRunner. */
 export type TransactionHandle = Pick<EntityManager, 'query'> | Pick<QueryRunner, 'query'>;
@@ -72,68 +75,29 @@ const ENQUEUE_SQL = `
   )
   SELECT event.id AS "eventId", (SELECT count(*) FROM jobs)::int AS "matched" FROM event`;
 
-/**
- * Jobs a publish leases to this instance as it writes them (WebhookWorker.leaseForPublish): what the
- * claim after its commit would have taken, without that claim.
- */
-export interface PublishLease {
-  instanceId: string;
-  leaseMs: number;
-  /** Most jobs to lease. */
-  most: number;
-  /** Subscriptions and receiver hosts at their cap here: their jobs are left for a claim. */
-  skipSubscriptions: number[];
-  skipHosts: string[];
-}
-
 /** The event written, and the jobs it leased to this instance (as a claim returns them). */
 export interface WrittenLeasedEvent extends WrittenEvent {
   leased: ClaimedJob[];
 }
 
+const LEASING = leasingSql(6);
+
 /**
- * ENQUEUE_SQL, leasing up to $8 of the jobs to instance $7 as it writes them (attempts 1, the
- * claim's lease: PublishLease), and returning those with what their deliveries need, as the claim
- * does (WebhookJobsRepository.claimDue); the event's own columns the caller has. Rate-limited
- * subscriptions' jobs, and those of subscriptions ($9) and hosts ($10) at their cap, are written
- * unleased, for a claim: the slots and the caps are its part. The subscriptions are locked and read
+ * ENQUEUE_SQL, leasing to this instance the jobs it delivers at once as they are written (PublishLease
+ * in $6 to $10: publish-lease.sql.ts) and returning those. The subscriptions are locked and read
  * first, as in ENQUEUE_ONCE_SQL (idempotent-enqueue.statement.ts), so that the jobs can be numbered.
- * The NOTIFY trigger stays silent when every job was leased (migration PublishLeasedJobs).
  */
 const ENQUEUE_LEASING_SQL = `
   WITH ${EVENT_ROW}, matching AS (
-    SELECT s.id, s.max_deliveries_per_second IS NULL AND s.id <> ALL ($9::int[])
-        AND s.receiver_host <> ALL ($10::text[]) IS TRUE AS leasable
+    SELECT s.id, ${LEASING.leasable} AS leasable
     FROM subscriptions s
     WHERE ${MATCHING}
     ORDER BY s.id
     FOR KEY SHARE OF s
-  ), numbered AS (
-    SELECT m.id, m.leasable AND row_number() OVER (PARTITION BY m.leasable ORDER BY m.id) <= $8 AS leased
-    FROM matching m
-  ), jobs AS (
-    INSERT INTO webhook_jobs (event_id, subscription_id, lease_until, leased_by, attempts)
-    SELECT event.id, n.id, CASE WHEN n.leased THEN now() + $6 * interval '1 millisecond' END,
-      CASE WHEN n.leased THEN $7::varchar END, CASE WHEN n.leased THEN 1 ELSE 0 END
-    FROM event CROSS JOIN numbered n
-    ORDER BY n.id
-    RETURNING id, subscription_id, leased_by IS NOT NULL AS leased, created_at
-  )
-  SELECT event.id AS "eventId", (SELECT count(*) FROM jobs)::int AS "matched", j.id,
-    j.subscription_id AS "subscriptionId", s.url, s.header_name AS "headerName",
-    s.header_value_encrypted AS "headerValueEncrypted", s.receiver_host AS host, j.created_at AS "publishedAt",
-    s.signing_secret_encrypted AS "signingSecretEncrypted",
-    CASE WHEN s.previous_signing_secret_until > now() THEN s.previous_signing_secret_encrypted END
-      AS "previousSigningSecretEncrypted"
+  ), ${LEASING.jobs}
+  SELECT event.id AS "eventId", (SELECT count(*) FROM jobs)::int AS "matched", ${LEASING.leased.columns}
   FROM event
-  LEFT JOIN (jobs j JOIN subscriptions s ON s.id = j.subscription_id) ON j.leased
-  ORDER BY j.id`;
-
-/** A row of ENQUEUE_LEASING_SQL: the event's id and match count, with one leased job or (id null) none. */
-type LeasingRow = { matched: number } & Omit<
-  ClaimedJob,
-  'eventType' | 'tenant' | 'payload' | 'trigger' | 'traceContext' | 'active' | 'startInMs' | 'nextSlotInMs'
->;
+  ${LEASING.leased.joins}`;
 
 /**
  * Resend and recover (contract section 9): one job per given event for one subscription, while it
@@ -218,43 +182,25 @@ export class WebhookEventsRepository {
   /** As insertWithJobs, on the pool, leasing jobs to this instance (ENQUEUE_LEASING_SQL). */
   async insertLeasing(event: StoredEvent, lease: PublishLease): Promise<WrittenLeasedEvent> {
     const { eventType, tenant, timestamp, payload, traceContext } = event;
-    const { leaseMs, instanceId, most, skipSubscriptions, skipHosts } = lease;
-    const params = [eventType, tenant, timestamp, payload, traceContext, leaseMs, instanceId, most];
-    const rows = (await this.postgres.query('webhook_enqueue_leasing', ENQUEUE_LEASING_SQL, [
-      ...params,
-      skipSubscriptions,
-      skipHosts,
-    ])) as LeasingRow[];
+    const params = [eventType, tenant, timestamp, payload, traceContext, ...leaseParams(lease)];
+    type Row = LeasedJobRow & { eventId: string; matched: number };
+    const rows = (await this.postgres.query('webhook_enqueue_leasing', ENQUEUE_LEASING_SQL, params)) as Row[];
     const [{ eventId, matched }] = rows;
-    // The event's own columns are the caller's: not read back once per job.
-    const leased: ClaimedJob[] =
-      rows[0].id === null
-        ? []
-        : rows.map(({ matched: _matched, ...job }) => ({
-            ...job,
-            eventType: eventType as WebhookEvent,
-            tenant,
-            payload,
-            trigger: DeliveryTrigger.EVENT,
-            traceContext,
-            active: true,
-            startInMs: null,
-            nextSlotInMs: null,
-          }));
-    return { eventId: Number(eventId), matched, leased };
+    return { eventId: Number(eventId), matched, leased: leasedJobs(rows, { ...event, eventId }) };
   }
 
   /**
-   * As insertWithJobs, under the tenant's idempotency `key` (enqueueOnce); undefined when the key's
-   * event vanished meanwhile (try again).
+   * As insertWithJobs, or insertLeasing given a `lease` (never in a transaction), under the tenant's
+   * idempotency `key` (enqueueOnce); undefined when the key's event vanished meanwhile (try again).
    */
   insertKeyed(
     event: StoredEvent,
     key: string,
     bodySha256: Buffer,
     transaction?: TransactionHandle,
+    lease?: PublishLease,
   ): Promise<KeyedEvent | undefined> {
-    return enqueueOnce(this.runner(transaction), event, key, bodySha256);
+    return enqueueOnce(this.runner(transaction), event, key, bodySha256, lease);
   }
 
   /** New jobs with `trigger` for the given events and one subscription (ENQUEUE_AGAIN_SQL). */

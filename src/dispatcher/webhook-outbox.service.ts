@@ -74,7 +74,7 @@ export class WebhookOutbox {
   /**
    * enqueue without a caller transaction, leasing to this instance the jobs it will deliver at once
    * (`lease`: WebhookWorker.leaseForPublish) as they are written; `leased` are those jobs, as a claim
-   * returns them. A keyed publish leases none.
+   * returns them (none for a replayed key).
    */
   publishLeasing(
     event: LicenceEvent,
@@ -108,7 +108,7 @@ export class WebhookOutbox {
   ): Promise<LeasingReceipt> {
     const body = licenceEventBody(event);
     if (idempotencyKey !== undefined)
-      return { receipt: await this.enqueueOnce(body, transaction, idempotencyKey, traceContext), leased: [] };
+      return this.enqueueOnce(body, transaction, idempotencyKey, traceContext, lease);
     const timestamp = event.timestamp.toISOString();
     const stored = { ...body, timestamp, payload: JSON.stringify(body), traceContext };
     const { eventId, matched, leased } = lease
@@ -129,13 +129,14 @@ export class WebhookOutbox {
     transaction: TransactionHandle | undefined,
     idempotencyKey: string,
     traceContext: string | null,
-  ): Promise<PublishReceipt> {
+    lease: PublishLease | undefined,
+  ): Promise<LeasingReceipt> {
     const key = checkedIdempotencyKey(idempotencyKey, 'idempotencyKey');
     const bodyHash = bodySha256(body);
     const event = { ...body, payload: JSON.stringify(body), traceContext };
     for (let attempt = 1; attempt <= KEYED_ATTEMPTS; attempt++) {
-      const keyed = await this.events.insertKeyed(event, key, bodyHash, transaction);
-      if (keyed) return receiptOf(body, keyed, key);
+      const keyed = await this.events.insertKeyed(event, key, bodyHash, transaction, lease);
+      if (keyed) return { receipt: receiptOf(body, keyed, key), leased: keyed.leased };
     }
     throw new Error(`idempotency key of tenant ${body.tenant}: its event vanished ${KEYED_ATTEMPTS} times`);
   }
