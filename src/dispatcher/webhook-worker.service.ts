@@ -30,8 +30,9 @@ const NO_PREFETCH_FOR_MS = 60_000;
 /**
  * STARTING: built, not bootstrapped. WAITING: nothing to do until a NOTIFY, a finished delivery or
  * the sweep. CLAIMING: a claim loop runs (never two at once). LEASING: a publish writes jobs leased
- * to this instance (leaseForPublish); a claim asked for meanwhile runs once it ends. PAUSED: a claim failed; the next one
- * runs after CLAIM_RETRY_DELAY_MS, not before. DRAINING: shutting down. STOPPED: done.
+ * to this instance (leaseForPublish); a claim asked for meanwhile runs once it ends. PAUSED: a claim
+ * failed; the next one runs after CLAIM_RETRY_DELAY_MS, not before. DRAINING: shutting down.
+ * STOPPED: done.
  */
 export type WorkerState = 'STARTING' | 'WAITING' | 'CLAIMING' | 'LEASING' | 'PAUSED' | 'DRAINING' | 'STOPPED';
 
@@ -39,9 +40,10 @@ export type WorkerState = 'STARTING' | 'WAITING' | 'CLAIMING' | 'LEASING' | 'PAU
  * Delivers pending jobs (contract section 6). Claims (WebhookJobsRepository) run when a job is
  * published (NotificationListener, or the publisher on this instance), when room frees while work
  * may be waiting, and on a periodic sweep that also takes jobs whose lease ran out; when exactly,
- * and how many jobs each takes, is ClaimSchedule's call. Claims run ahead of the free slots: up to
- * as many jobs again wait in a local queue (ClaimedJobsQueue), so a slot that frees starts the next
- * delivery at once. Who may start is AdmissionPolicy's call (per subscription, host and tenant);
+ * and how many jobs each takes, is ClaimSchedule's call. A publish on this instance that finds it
+ * idle takes the place of the claim after it: its statement leases the jobs here (leaseForPublish).
+ * Claims run ahead of the free slots: up to as many jobs again wait in a local queue
+ * (ClaimedJobsQueue), so a slot that frees starts the next delivery at once. Who may start is AdmissionPolicy's call (per subscription, host and tenant);
  * outcomes go to CompletionWriter; jobs it will not send go back or away through UnsentJobs.
  */
 @Injectable()
