@@ -42,8 +42,9 @@ export function leasingSql(first: number) {
     (i) => `$${first + i}`,
   );
   return {
+    // IS TRUE: a null receiver_host (no host readable in the URL) against hosts at their cap is left for a claim.
     leasable: `s.max_deliveries_per_second IS NULL AND s.id <> ALL (${skipSubscriptions}::int[])
-        AND s.receiver_host <> ALL (${skipHosts}::text[]) IS TRUE`,
+        AND (s.receiver_host <> ALL (${skipHosts}::text[])) IS TRUE`,
     jobs: `numbered AS (
     SELECT m.id, m.leasable AND row_number() OVER (PARTITION BY m.leasable ORDER BY m.id) <= ${most} AS leased
     FROM matching m
