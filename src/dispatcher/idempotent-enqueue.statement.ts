@@ -1,4 +1,11 @@
-import { LeasedJobRow, leasedJobs, leaseParams, leasingSql, PublishLease } from './publish-lease.sql';
+import {
+  LeasedJobRow,
+  leasedJobs,
+  leaseParams,
+  leasingSql,
+  matchingCte,
+  PublishLease,
+} from './publish-lease.sql';
 import type { ClaimedJob } from './webhook-jobs.repository';
 
 /**
@@ -21,14 +28,6 @@ export interface KeyedEvent {
   leased: ClaimedJob[];
 }
 
-/** The subscriptions matching the event, locked and read first (with `extra` columns), as CTE `matching`. */
-const MATCHING_KEYED = (extra: string) => `matching AS (
-    SELECT s.id${extra} FROM subscriptions s
-    WHERE s.tenant = (SELECT $2::varchar) AND s.active AND $1::varchar = ANY (s.events)
-    ORDER BY s.id
-    FOR KEY SHARE OF s
-  )`;
-
 /** The keyed event row, unless the tenant's key is taken, as CTE `event`. */
 const EVENT_KEYED = `event AS (
     INSERT INTO webhook_events
@@ -49,7 +48,7 @@ const EVENT_KEYED = `event AS (
  * jobs written; the tenant is hidden from the planner as in ENQUEUE_SQL (one plan for every tenant).
  */
 const ENQUEUE_ONCE_SQL = `
-  WITH ${MATCHING_KEYED('')}, ${EVENT_KEYED}, jobs AS (
+  WITH ${matchingCte()}, ${EVENT_KEYED}, jobs AS (
     INSERT INTO webhook_jobs (event_id, subscription_id)
     SELECT event.id, matching.id FROM event CROSS JOIN matching
   )
@@ -62,7 +61,7 @@ const LEASING = leasingSql(8);
  * (PublishLease in $8 to $12: publish-lease.sql.ts) and returning those; no row when the key is taken.
  */
 const ENQUEUE_ONCE_LEASING_SQL = `
-  WITH ${MATCHING_KEYED(`, ${LEASING.leasable} AS leasable`)}, ${EVENT_KEYED}, ${LEASING.jobs}
+  WITH ${matchingCte(`, ${LEASING.leasable} AS leasable`)}, ${EVENT_KEYED}, ${LEASING.jobs}
   SELECT event.id AS "eventId", event.matched_subscriptions AS matched, ${LEASING.leased.columns}
   FROM event
   ${LEASING.leased.joins}`;

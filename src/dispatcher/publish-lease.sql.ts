@@ -15,6 +15,25 @@ export interface PublishLease {
   skipHosts: string[];
 }
 
+/**
+ * The subscriptions `s` a publish of type $1 for tenant $2 matches: active, of the tenant, listing
+ * the type. The tenant is out of the planner's sight (`(SELECT $2::varchar)`), so every tenant's
+ * publish gets the same plan (ENQUEUE_SQL in webhook-events.repository.ts says why).
+ */
+export const MATCHING = `s.tenant = (SELECT $2::varchar) AND s.active AND $1::varchar = ANY (s.events)`;
+
+/**
+ * CTE `matching`: the matching subscriptions' ids (and `columns`), locked FOR KEY SHARE (as
+ * ENQUEUE_SQL locks them) and read before the event and its jobs are written, so that the statement
+ * can count them or number them.
+ */
+export const matchingCte = (columns = '') => `matching AS (
+    SELECT s.id${columns} FROM subscriptions s
+    WHERE ${MATCHING}
+    ORDER BY s.id
+    FOR KEY SHARE OF s
+  )`;
+
 /** A lease's five statement parameters, in the order leasingSql numbers them from its `first`. */
 export const leaseParams = ({ leaseMs, instanceId, most, skipSubscriptions, skipHosts }: PublishLease) => [
   leaseMs,

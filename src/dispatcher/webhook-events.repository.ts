@@ -3,7 +3,15 @@ import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { DeliveryTrigger } from '../common/reference/enums';
 import { Postgres } from '../database/postgres';
 import { enqueueOnce, KeyedEvent, RunStatement } from './idempotent-enqueue.statement';
-import { LeasedJobRow, leasedJobs, leaseParams, leasingSql, PublishLease } from './publish-lease.sql';
+import {
+  LeasedJobRow,
+  leasedJobs,
+  leaseParams,
+  leasingSql,
+  MATCHING,
+  matchingCte,
+  PublishLease,
+} from './publish-lease.sql';
 import type { ClaimedJob } from './webhook-jobs.repository';
 
 export type { PublishLease } from './publish-lease.sql';
@@ -40,9 +48,6 @@ const EVENT_ROW = `event AS (
     VALUES ($1, $2, $3, $4::json, $5)
     RETURNING id
   )`;
-
-/** The subscriptions `s` a publish of type $1 for tenant $2 matches (the tenant out of the planner's sight). */
-const MATCHING = `s.tenant = (SELECT $2::varchar) AND s.active AND $1::varchar = ANY (s.events)`;
 
 /**
  * One statement, so the event and its jobs commit together (or not at all) even without an
@@ -84,17 +89,11 @@ const LEASING = leasingSql(6);
 
 /**
  * ENQUEUE_SQL, leasing to this instance the jobs it delivers at once as they are written (PublishLease
- * in $6 to $10: publish-lease.sql.ts) and returning those. The subscriptions are locked and read
- * first, as in ENQUEUE_ONCE_SQL (idempotent-enqueue.statement.ts), so that the jobs can be numbered.
+ * in $6 to $10: publish-lease.sql.ts) and returning those; the subscriptions locked and read first
+ * (matchingCte), so that the jobs can be numbered.
  */
 const ENQUEUE_LEASING_SQL = `
-  WITH ${EVENT_ROW}, matching AS (
-    SELECT s.id, ${LEASING.leasable} AS leasable
-    FROM subscriptions s
-    WHERE ${MATCHING}
-    ORDER BY s.id
-    FOR KEY SHARE OF s
-  ), ${LEASING.jobs}
+  WITH ${EVENT_ROW}, ${matchingCte(`, ${LEASING.leasable} AS leasable`)}, ${LEASING.jobs}
   SELECT event.id AS "eventId", (SELECT count(*) FROM jobs)::int AS "matched", ${LEASING.leased.columns}
   FROM event
   ${LEASING.leased.joins}`;

@@ -9,9 +9,12 @@ import { sampleEvent } from '../licence-events/sample-event';
 import { tracePublish } from '../tracing/publish-span';
 import { checkedIdempotencyKey, IdempotencyKeyReusedException } from './idempotency-key';
 import type { KeyedEvent } from './idempotent-enqueue.statement';
-import { EnqueueAgainOutcome, TransactionHandle, WebhookEventsRepository } from './webhook-events.repository';
-
-import type { PublishLease } from './webhook-events.repository';
+import {
+  EnqueueAgainOutcome,
+  PublishLease,
+  TransactionHandle,
+  WebhookEventsRepository,
+} from './webhook-events.repository';
 import type { ClaimedJob } from './webhook-jobs.repository';
 
 export type { EnqueueAgainOutcome, PublishLease, TransactionHandle } from './webhook-events.repository';
