@@ -21,6 +21,7 @@ import { TypeormMetadata1764800300000 } from './1764800300000-TypeormMetadata';
 import { DispatchReferencesByStatements1764900000000 } from './1764900000000-DispatchReferencesByStatements';
 import { ColumnChecksAsDomains1765000000000 } from './1765000000000-ColumnChecksAsDomains';
 import { PublishLeasedJobs1765100000000 } from './1765100000000-PublishLeasedJobs';
+import { JobsBySubscriptionInOrder1765200000000 } from './1765200000000-JobsBySubscriptionInOrder';
 
 /** Every migration, in order. `npm run migration:generate` writes a file here: add its class below. */
 export const migrations = [
@@ -47,4 +48,5 @@ export const migrations = [
   DispatchReferencesByStatements1764900000000,
   ColumnChecksAsDomains1765000000000,
   PublishLeasedJobs1765100000000,
+  JobsBySubscriptionInOrder1765200000000,
 ];

@@ -7,7 +7,7 @@ import { DeliveryTrigger } from '../common/reference/enums';
  * worker's claim (migration CreateDispatcher explains the indexes and the NOTIFY trigger).
  */
 @Entity({ name: 'webhook_jobs' })
-@Index('IDX_webhook_jobs_subscription_id', ['subscriptionId'])
+@Index('IDX_webhook_jobs_subscription_id_id', ['subscriptionId', 'id'])
 @Index('IDX_webhook_jobs_event_id', ['eventId'])
 @Index('UQ_webhook_jobs_event_subscription_again', ['eventId', 'subscriptionId'], {
   unique: true,

@@ -43,8 +43,11 @@ export interface ClaimedJob {
   nextSlotInMs: number | null;
 }
 
-/** A row of the claim: a job, or only the counts (id null) when it took none. */
-type ClaimRow = ClaimedJob & { candidates: number; limitedCandidates: number };
+/**
+ * A row of the claim: a job, or only the counts (id null) when it took none; `cutShort`: it took
+ * none because its walk stopped before it found a window (WALKED_CANDIDATES).
+ */
+type ClaimRow = ClaimedJob & { candidates: number; limitedCandidates: number; cutShort: boolean };
 
 export interface CurrentSubscription {
   tenant: string;
@@ -132,6 +135,79 @@ const ADMIT_BY_SLOTS = `${TAKE_SLOTS}, admitted AS (
     WHERE p.per_second IS NULL OR p.subscription_rank <= sl.granted
   )`;
 
+/** Windows of due jobs (LIMIT $15 each) a claim walks in id order, at most (WALKED_CANDIDATES). */
+const WALK_WINDOWS = 8;
+
+/** Job `j` is due: not leased, or its lease ran out (a crash). */
+const DUE = `(j.lease_until IS NULL OR j.lease_until < now())`;
+
+/**
+ * Subscription `s`, whose id is `id`, has room here: neither it, its tenant nor its receiver host is
+ * at its cap (AdmissionPolicy.claimLimits), and if rate-limited it has a slot near (RATE_EXHAUSTED).
+ */
+const HAS_ROOM = (id: string) => `${id} <> ALL ($3::int[])
+      AND s.tenant <> ALL ($5::text[])
+      AND s.receiver_host <> ALL ($4::text[])
+      AND (s.max_deliveries_per_second IS NULL OR NOT EXISTS (${RATE_EXHAUSTED}))`;
+
+/** The oldest due jobs, at most WALK_WINDOWS windows of them. */
+const WALK = `SELECT j.id, j.subscription_id FROM webhook_jobs j WHERE ${DUE} ORDER BY j.id LIMIT ${WALK_WINDOWS} * $15`;
+
+/**
+ * CTE `candidates`, the claim's window: the oldest due jobs of owners with room (at most $15), with
+ * what admission needs of their subscription, found by walking the outbox in id order. The walk
+ * stops after WALK_WINDOWS windows: when owners at their cap hold the oldest jobs (a hung receiver's
+ * backlog, a tenant at its share during its own burst), walking past all of theirs cost every claim
+ * as much as they had waiting. CTE `cut_short` tells when the walk stopped there with the window not
+ * full: the claim then takes nothing, and the claim by owner (BY_OWNER_CANDIDATES) follows.
+ */
+const WALKED_CANDIDATES = `candidates AS MATERIALIZED (
+    SELECT h.id, h.subscription_id, s.tenant, s.receiver_host AS host,
+      s.max_deliveries_per_second AS per_second
+    FROM (${WALK}) h
+    JOIN subscriptions s ON s.id = h.subscription_id
+    WHERE ${HAS_ROOM('h.subscription_id')}
+    ORDER BY h.id
+    LIMIT $15
+  ), cut_short AS (
+    -- Walked again only when the window is not full: did the walk stop at its limit?
+    SELECT count(*) = ${WALK_WINDOWS} * $15 AS yes FROM (${WALK}) w
+    WHERE (SELECT count(*) FROM candidates) < $15
+  )`;
+
+/**
+ * CTE `candidates` found owner by owner instead, costing nothing per job of an owner at its cap:
+ * each subscription with jobs is visited once (`owners`: one descent of
+ * IDX_webhook_jobs_subscription_id_id each, a skip scan), and of those with room the oldest due jobs
+ * are read, up to the subscription's room and one more (so a claim that left some is followed by
+ * another), at most a window. The window is the oldest of these: what the walk would find.
+ */
+const BY_OWNER_CANDIDATES = `owners(subscription_id) AS (
+    SELECT min(j.subscription_id) FROM webhook_jobs j
+    UNION ALL
+    SELECT (SELECT min(j.subscription_id) FROM webhook_jobs j WHERE j.subscription_id > o.subscription_id)
+    FROM owners o WHERE o.subscription_id IS NOT NULL
+  ), candidates AS MATERIALIZED (
+    SELECT b.id, o.subscription_id, s.tenant, s.receiver_host AS host,
+      s.max_deliveries_per_second AS per_second
+    FROM owners o
+    JOIN subscriptions s ON s.id = o.subscription_id
+    CROSS JOIN LATERAL (
+      -- A range, not equality: with equality the planner may walk the primary key instead,
+      -- filtering every job on the subscription (a few subscriptions holding all jobs look cheap so).
+      SELECT j.id FROM webhook_jobs j
+      WHERE j.subscription_id BETWEEN o.subscription_id AND o.subscription_id AND ${DUE}
+      ORDER BY j.subscription_id, j.id
+      LIMIT LEAST($15, 1 + COALESCE(
+        (SELECT sr.free FROM unnest($6::int[], $7::int[]) AS sr(id, free) WHERE sr.id = o.subscription_id), $8))
+    ) b
+    WHERE ${HAS_ROOM('o.subscription_id')}
+    ORDER BY b.id
+    LIMIT $15
+  ), cut_short AS (
+    SELECT false AS yes
+  )`;
+
 /**
  * Leases due jobs: not leased, or leased by an instance whose lease ran out (a crash). Oldest first
  * among owners with room (AdmissionPolicy.claimLimits: subscriptions, hosts and tenants at their
@@ -151,22 +227,10 @@ const ADMIT_BY_SLOTS = `${TAKE_SLOTS}, admitted AS (
  * when it took nothing: the next claim is the paced form when there were some (the unpaced one then
  * took fewer than its candidates, so the worker claims again at once).
  */
-function claimSql(paced: boolean): string {
+function claimSql(paced: boolean, byOwner: boolean): string {
   const admitted = paced ? ADMIT_BY_SLOTS : `admitted AS (SELECT p.id FROM picked p)`;
   return `
-  WITH candidates AS MATERIALIZED (
-    SELECT j.id, j.subscription_id, s.tenant, s.receiver_host AS host,
-      s.max_deliveries_per_second AS per_second
-    FROM webhook_jobs j
-    JOIN subscriptions s ON s.id = j.subscription_id
-    WHERE (j.lease_until IS NULL OR j.lease_until < now())
-      AND j.subscription_id <> ALL ($3::int[])
-      AND s.tenant <> ALL ($5::text[])
-      AND s.receiver_host <> ALL ($4::text[])
-      AND (s.max_deliveries_per_second IS NULL OR NOT EXISTS (${RATE_EXHAUSTED}))
-    ORDER BY j.id
-    LIMIT $15
-  ), ranked AS (
+  WITH ${byOwner ? `RECURSIVE ${BY_OWNER_CANDIDATES}` : WALKED_CANDIDATES}, ranked AS (
     SELECT c.*,
       row_number() OVER (PARTITION BY c.subscription_id ORDER BY c.id) AS subscription_rank,
       row_number() OVER (PARTITION BY c.host ORDER BY c.id) AS host_rank,
@@ -178,7 +242,8 @@ function claimSql(paced: boolean): string {
     LEFT JOIN unnest($6::int[], $7::int[]) AS sr(id, free) ON sr.id = r.subscription_id
     LEFT JOIN unnest($9::text[], $10::int[]) AS hr(host, free) ON hr.host = r.host
     LEFT JOIN unnest($12::text[], $13::int[]) AS tr(tenant, free) ON tr.tenant = r.tenant
-    WHERE r.subscription_rank <= COALESCE(sr.free, $8)
+    WHERE NOT (SELECT yes FROM cut_short)
+      AND r.subscription_rank <= COALESCE(sr.free, $8)
       AND r.host_rank <= COALESCE(hr.free, $11)
       AND r.tenant_rank <= COALESCE(tr.free, $14)${paced ? '' : '\n      AND r.per_second IS NULL'}
     ORDER BY r.id
@@ -193,7 +258,8 @@ function claimSql(paced: boolean): string {
     WHERE j.id = ANY (ARRAY(SELECT id FROM locked))
     RETURNING j.id, j.event_id, j.subscription_id, j.trigger, j.created_at
   ), seen AS (
-    SELECT count(*)::int AS candidates, count(per_second)::int AS limited FROM candidates
+    SELECT count(*)::int AS candidates, count(per_second)::int AS limited, (SELECT yes FROM cut_short) AS cut_short
+    FROM candidates
   )
   SELECT c.id, c.event_id AS "eventId", c.subscription_id AS "subscriptionId",
     e.event_type AS "eventType", e.tenant, e.payload::text AS payload, s.url, s.header_name AS "headerName",
@@ -202,6 +268,7 @@ function claimSql(paced: boolean): string {
     CASE WHEN s.previous_signing_secret_until > now() THEN s.previous_signing_secret_encrypted END
       AS "previousSigningSecretEncrypted",
     c.trigger, s.active, e.trace_context AS "traceContext", seen.candidates, seen.limited AS "limitedCandidates",
+    seen.cut_short AS "cutShort",
     ${paced ? PACED('a.start_at') : 'NULL::float8'} AS "startInMs",
     ${paced ? PACED('a.next_slot_at') : 'NULL::float8'} AS "nextSlotInMs"
   FROM seen
@@ -211,8 +278,17 @@ function claimSql(paced: boolean): string {
   ORDER BY c.id`;
 }
 
-const CLAIM_PACED_SQL = claimSql(true);
-const CLAIM_UNPACED_SQL = claimSql(false);
+/** The claim's four statements: paced or not (claimSql), its window walked or found by owner. */
+const CLAIM_STATEMENTS = {
+  walked: {
+    paced: ['webhook_claim_paced', claimSql(true, false)],
+    unpaced: ['webhook_claim', claimSql(false, false)],
+  },
+  byOwner: {
+    paced: ['webhook_claim_paced_by_owner', claimSql(true, true)],
+    unpaced: ['webhook_claim_by_owner', claimSql(false, true)],
+  },
+} as const;
 
 /** Finished jobs whose every record PostgreSQL refuses leave the outbox without one (CompletionWriter). */
 const DROP_FINISHED_SQL = `DELETE FROM webhook_jobs WHERE id = ANY ($1::bigint[])`;
@@ -242,29 +318,32 @@ export class WebhookJobsRepository {
 
   async claimDue({ leaseMs, instanceId, limits, wanted }: ClaimRequest): Promise<ClaimResult> {
     const { subscriptions: s, hosts: h, tenants: t } = limits;
-    const paced = this.paced;
-    const rows = await this.claimConnection.query<ClaimRow>(
-      paced ? 'webhook_claim_paced' : 'webhook_claim',
-      paced ? CLAIM_PACED_SQL : CLAIM_UNPACED_SQL,
-      [
-        leaseMs,
-        instanceId,
-        s.saturated,
-        h.saturated,
-        t.saturated,
-        s.limited,
-        s.room,
-        s.fresh,
-        h.limited,
-        h.room,
-        h.fresh,
-        t.limited,
-        t.room,
-        t.fresh,
-        wanted * CANDIDATES_PER_JOB,
-        wanted,
-      ],
-    );
+    const values = [
+      leaseMs,
+      instanceId,
+      s.saturated,
+      h.saturated,
+      t.saturated,
+      s.limited,
+      s.room,
+      s.fresh,
+      h.limited,
+      h.room,
+      h.fresh,
+      t.limited,
+      t.room,
+      t.fresh,
+      wanted * CANDIDATES_PER_JOB,
+      wanted,
+    ];
+    const pacing = this.paced ? 'paced' : 'unpaced';
+    const [name, text] = CLAIM_STATEMENTS.walked[pacing];
+    let rows = await this.claimConnection.query<ClaimRow>(name, text, values);
+    // Owners at their cap held the oldest jobs beyond the walk: find the window owner by owner.
+    if (rows[0].cutShort) {
+      const [byOwner, byOwnerText] = CLAIM_STATEMENTS.byOwner[pacing];
+      rows = await this.claimConnection.query<ClaimRow>(byOwner, byOwnerText, values);
+    }
     // One row at least: the counts, with no job when it took none.
     this.paced = rows[0].limitedCandidates > 0;
     return { jobs: rows[0].id === null ? [] : rows, candidates: rows[0].candidates };
