@@ -180,7 +180,8 @@ const WALKED_CANDIDATES = `candidates AS MATERIALIZED (
  * each subscription with jobs is visited once (`owners`: one descent of
  * IDX_webhook_jobs_subscription_id_id each, a skip scan), and of those with room the oldest due jobs
  * are read, up to the subscription's room and one more (so a claim that left some is followed by
- * another), at most a window. The window is the oldest of these: what the walk would find.
+ * another), at most a window. The window is the oldest of these: of what the claim can take, what a
+ * walk of the whole outbox would find.
  */
 const BY_OWNER_CANDIDATES = `owners(subscription_id) AS (
     SELECT min(j.subscription_id) FROM webhook_jobs j
@@ -219,6 +220,9 @@ const BY_OWNER_CANDIDATES = `owners(subscription_id) AS (
  * they are read through the primary key (a join made the planner hash the whole table). It reads
  * `subscriptions` (the Subscriptions module's) for the tenant, URL and receiver host: a second round
  * trip per claim otherwise.
+ *
+ * Its window is walked (WALKED_CANDIDATES) or, after a walk cut short, found by owner
+ * (BY_OWNER_CANDIDATES, `byOwner`): claimDue runs the second when the first says so.
  *
  * Two forms: `paced` takes rate-limited subscriptions' slots (TAKE_SLOTS); the other has no such
  * step and picks unlimited subscriptions' jobs only, so while no limited subscription has due jobs a
