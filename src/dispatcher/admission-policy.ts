@@ -26,6 +26,20 @@ export function skipsSomeOwner({ subscriptions, hosts, tenants }: ClaimLimits): 
   return subscriptions.saturated.length + hosts.saturated.length + tenants.saturated.length > 0;
 }
 
+/** Owners a claim skips at their cap here. */
+export interface SkippedOwners {
+  subscriptions: readonly number[];
+  hosts: readonly string[];
+  tenants: readonly string[];
+}
+
+/** The owners a claim within `limits` skips at their cap, or undefined when it skips none. */
+export function skippedOwners(limits: ClaimLimits): SkippedOwners | undefined {
+  if (!skipsSomeOwner(limits)) return undefined;
+  const { subscriptions, hosts, tenants } = limits;
+  return { subscriptions: subscriptions.saturated, hosts: hosts.saturated, tenants: tenants.saturated };
+}
+
 /** How many jobs a claim within `room` may take of `owner`'s. */
 export function roomFor<K>(room: ClaimRoom<K>, owner: K): number {
   if (room.saturated.includes(owner)) return 0;

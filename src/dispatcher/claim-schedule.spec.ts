@@ -1,3 +1,4 @@
+import type { AdmissionKey, SkippedOwners } from './admission-policy';
 import { ClaimSchedule, ClaimScheduleSizes, WorkerHoldings } from './claim-schedule';
 
 /** The worker's sizes for WEBHOOK_CONCURRENCY=8: 16 jobs leased at once, 2 in flight per subscription. */
@@ -32,7 +33,18 @@ function claimAfterNews({ schedule, occupancy }: ReturnType<typeof scheduleOf>, 
 }
 
 /** A claim that took fewer than it wanted and saw nothing more: every due job in reach is taken. */
-const tookEverything = { wanted: 16, taken: 3, candidates: 3, skippedSomeOwner: false };
+const tookEverything = { wanted: 16, taken: 3, candidates: 3, skipped: undefined };
+
+/** A finished delivery's job: subscription 1 of tenant-a, at a.example. */
+const finished: AdmissionKey = { subscriptionId: 1, host: 'a.example', tenant: 'tenant-a' };
+
+/** Owners a claim skipped at their cap. */
+const skipped = (owners: Partial<SkippedOwners>): SkippedOwners => ({
+  subscriptions: [],
+  hosts: [],
+  tenants: [],
+  ...owners,
+});
 
 describe('ClaimSchedule', () => {
   describe('room to claim', () => {
@@ -93,9 +105,9 @@ describe('ClaimSchedule', () => {
       occupancy.tenantRooms = 1;
       schedule.jobsMayWait();
       expect(schedule.wantsClaim).toBe(false);
-      expect(schedule.claimsAfterDelivery()).toBe(false); // no room for the tenants here
+      expect(schedule.claimsAfterDelivery(finished)).toBe(false); // no room for the tenants here
       occupancy.tenantRooms = 2;
-      expect(schedule.claimsAfterDelivery()).toBe(true);
+      expect(schedule.claimsAfterDelivery(finished)).toBe(true);
     });
   });
 
@@ -116,12 +128,12 @@ describe('ClaimSchedule', () => {
     it('follows at once a claim that filled its batch or left due jobs in its window', () => {
       const { schedule } = scheduleOf();
       const wanted = schedule.beginClaim();
-      schedule.claimEnded({ wanted, taken: wanted, candidates: wanted, skippedSomeOwner: false });
+      schedule.claimEnded({ wanted, taken: wanted, candidates: wanted, skipped: undefined });
       expect(schedule.wantsClaim).toBe(true);
-      expect(schedule.claimsAfterDelivery()).toBe(true);
+      expect(schedule.claimsAfterDelivery(finished)).toBe(true);
 
       schedule.beginClaim();
-      schedule.claimEnded({ wanted: 16, taken: 4, candidates: 9, skippedSomeOwner: false });
+      schedule.claimEnded({ wanted: 16, taken: 4, candidates: 9, skipped: undefined });
       expect(schedule.wantsClaim).toBe(true);
     });
 
@@ -131,15 +143,35 @@ describe('ClaimSchedule', () => {
       schedule.claimEnded(tookEverything);
       expect(schedule.wantsClaim).toBe(false);
       expect(schedule.claimsAgain()).toBe(false);
-      expect(schedule.claimsAfterDelivery()).toBe(false);
+      expect(schedule.claimsAfterDelivery(finished)).toBe(false);
     });
 
-    it('follows a finished delivery when the claim skipped an owner at its cap', () => {
+    it('follows a finished delivery that may give room to an owner the claim skipped at its cap', () => {
       const { schedule } = scheduleOf();
       schedule.beginClaim();
-      schedule.claimEnded({ ...tookEverything, skippedSomeOwner: true });
+      schedule.claimEnded({ ...tookEverything, skipped: skipped({ subscriptions: [1] }) });
       expect(schedule.wantsClaim).toBe(false);
-      expect(schedule.claimsAfterDelivery()).toBe(true);
+      expect(schedule.claimsAfterDelivery(finished)).toBe(true); // the subscription's own delivery
+      schedule.claimEnded({ ...tookEverything, skipped: skipped({ hosts: ['a.example'] }) });
+      expect(schedule.claimsAfterDelivery(finished)).toBe(true); // one to the host
+      // A tenant's share moves with every delivery here: any finished one may give it room.
+      schedule.claimEnded({ ...tookEverything, skipped: skipped({ tenants: ['tenant-b'] }) });
+      expect(schedule.claimsAfterDelivery(finished)).toBe(true);
+    });
+
+    it('does not follow a finished delivery that gives no room to the owners the claim skipped', () => {
+      const { schedule } = scheduleOf();
+      schedule.beginClaim();
+      // A hung receiver's subscription (2) at its cap: another's deliveries leave it there.
+      schedule.claimEnded({
+        ...tookEverything,
+        skipped: skipped({ subscriptions: [2], hosts: ['b.example'] }),
+      });
+      expect(schedule.claimsAfterDelivery(finished)).toBe(false);
+      expect(schedule.claimsAfterDelivery({ ...finished, subscriptionId: 2, host: 'b.example' })).toBe(true);
+      // News (a NOTIFY, the sweep, jobs handed back): any finished delivery claims again.
+      schedule.jobsMayWait();
+      expect(schedule.claimsAfterDelivery(finished)).toBe(true);
     });
 
     it('follows a finished delivery when there was no room to claim, once there is', () => {
@@ -150,9 +182,9 @@ describe('ClaimSchedule', () => {
       occupancy.queued = 8;
       schedule.jobsArrived();
       expect(schedule.beginClaim()).toBe(0);
-      expect(schedule.claimsAfterDelivery()).toBe(false); // still no room
+      expect(schedule.claimsAfterDelivery(finished)).toBe(false); // still no room
       occupancy.queued = 6;
-      expect(schedule.claimsAfterDelivery()).toBe(true);
+      expect(schedule.claimsAfterDelivery(finished)).toBe(true);
     });
 
     it('does not follow a finished delivery when due jobs may wait but there is no room', () => {
@@ -160,7 +192,7 @@ describe('ClaimSchedule', () => {
       schedule.jobsMayWait();
       occupancy.inFlight = 8;
       occupancy.queued = 7;
-      expect(schedule.claimsAfterDelivery()).toBe(false);
+      expect(schedule.claimsAfterDelivery(finished)).toBe(false);
       schedule.requestClaim();
       expect(schedule.claimsAgain()).toBe(false);
     });
@@ -183,7 +215,7 @@ describe('ClaimSchedule', () => {
       schedule.claimEnded({ ...tookEverything, candidates: 5 });
       expect(schedule.roomForPublish()).toBe(0);
       schedule.beginClaim();
-      schedule.claimEnded({ ...tookEverything, skippedSomeOwner: true });
+      schedule.claimEnded({ ...tookEverything, skipped: skipped({ subscriptions: [2] }) });
       expect(schedule.roomForPublish()).toBe(0);
     });
 

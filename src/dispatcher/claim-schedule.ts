@@ -1,3 +1,5 @@
+import type { AdmissionKey, SkippedOwners } from './admission-policy';
+
 /** Where the worker's jobs are, read when a claim is considered (no copy is made per delivery). */
 export interface WorkerHoldings {
   /** Deliveries running here (InFlightDeliveries). */
@@ -25,8 +27,15 @@ export interface ClaimOutcome {
   taken: number;
   /** Due jobs the claim's window saw, taken or not (WebhookJobsRepository.claimDue). */
   candidates: number;
-  /** The claim skipped some owner at its cap (skipsSomeOwner). */
-  skippedSomeOwner: boolean;
+  /** Owners the claim skipped at their cap (skippedOwners), if any. */
+  skipped: SkippedOwners | undefined;
+}
+
+/** Whose finished delivery may give room to the skipped owners. */
+function givesRoom(skipped: SkippedOwners, finished: AdmissionKey): boolean {
+  // A tenant's room follows every delivery here (its fair share borrows idle slots): any will do.
+  if (skipped.tenants.length > 0) return true;
+  return skipped.subscriptions.includes(finished.subscriptionId) || skipped.hosts.includes(finished.host);
 }
 
 /**
@@ -38,14 +47,17 @@ export interface ClaimOutcome {
  *   claim can only serve the tenants here, so it takes at most their room, and none when every
  *   tenant here is within one subscription's cap of its limit.
  * - Another claim follows a claim that filled its batch or left due jobs in its window; otherwise a
- *   finished delivery claims again only if the claim skipped an owner at its cap (its jobs wait for
- *   that room), or if there was no room to claim at all.
+ *   finished delivery claims again only if it may have given room to an owner the claim skipped at
+ *   its cap (its jobs wait for that room: the delivery was the owner's own, or any for a tenant), or
+ *   if there was no room to claim at all.
  */
 export class ClaimSchedule {
   /** Another claim is wanted once the running one ends. */
   private claimWanted = false;
-  /** Due jobs may be waiting that the last claim did not take (batch full, owners at their cap). */
+  /** Due jobs may be waiting that the last claim did not take (batch full, or news since). */
   private backlog = true;
+  /** Or only jobs of the owners the last claim skipped at their cap, waiting for their room. */
+  private skipped: SkippedOwners | undefined;
   /** Jobs may have been published or handed back since the last claim began. */
   private fresh = true;
   private readonly inFlight: WorkerHoldings['inFlight'];
@@ -82,9 +94,10 @@ export class ClaimSchedule {
     this.claimWanted = true;
   }
 
-  /** A delivery finished: whether its slot should go to a claim. */
-  claimsAfterDelivery(): boolean {
-    return this.backlog && this.roomToClaim() > 0;
+  /** A delivery (of `finished`) ended: whether its slot should go to a claim. */
+  claimsAfterDelivery(finished: AdmissionKey): boolean {
+    const waiting = this.backlog || (this.skipped !== undefined && givesRoom(this.skipped, finished));
+    return waiting && this.roomToClaim() > 0;
   }
 
   /** A claim loop ended: whether another should run at once. */
@@ -100,7 +113,7 @@ export class ClaimSchedule {
     this.claimWanted = false;
     const room = this.roomToClaim();
     if (room === 0) {
-      this.backlog = true;
+      this.backlog = true; // a finished delivery makes room: then it claims
       return 0;
     }
     // Without news only the tenants here can gain: a bigger window would lock rows it cannot take.
@@ -110,12 +123,13 @@ export class ClaimSchedule {
   }
 
   /** A claim ended: an owner ran out of room within its window, or it took every due job in reach. */
-  claimEnded({ wanted, taken, candidates, skippedSomeOwner }: ClaimOutcome): void {
+  claimEnded({ wanted, taken, candidates, skipped }: ClaimOutcome): void {
     // Some owner ran out of room within the window: claim again, skipping it, to reach the others.
     const more = taken === wanted || candidates > taken;
-    // Else only owners it skipped (at their cap) may have jobs waiting for a finished delivery. New
-    // jobs wake the worker; expired leases, the sweep.
-    this.backlog = more || skippedSomeOwner;
+    // Else only owners it skipped (at their cap) may have jobs waiting, for their room. New jobs wake
+    // the worker; expired leases, the sweep.
+    this.backlog = more;
+    this.skipped = more ? undefined : skipped;
     if (more) this.claimWanted = true;
   }
 
@@ -125,7 +139,7 @@ export class ClaimSchedule {
    * (older jobs, or owners at their cap: theirs come first).
    */
   roomForPublish(): number {
-    if (this.backlog) return 0;
+    if (this.backlog || this.skipped) return 0;
     return Math.max(0, this.sizes.capacity - this.inFlight.size - this.queue.length);
   }
 

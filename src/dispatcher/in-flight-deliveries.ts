@@ -41,10 +41,10 @@ export class InFlightDeliveries {
   }
 
   /**
-   * Runs one delivery, counted by the policy as started already; `done` runs once it finished, with
-   * the job if it was not sent after all (`startBy` passed: to be handed back).
+   * Runs one delivery, counted by the policy as started already; `done` runs once it finished, told
+   * whether the job was not sent after all (`startBy` passed: to be handed back).
    */
-  start(job: ClaimedJob, done: (unsent?: ClaimedJob) => void, startBy?: number): void {
+  start(job: ClaimedJob, done: (job: ClaimedJob, unsent: boolean) => void, startBy?: number): void {
     let answered: boolean | undefined;
     let tooLate = false;
     const run = async () => {
@@ -67,7 +67,7 @@ export class InFlightDeliveries {
       .finally(() => {
         this.running.delete(job.id);
         this.policy.finished(job, answered, Date.now());
-        done(tooLate ? job : undefined);
+        done(job, tooLate);
       });
     this.running.set(job.id, task);
   }

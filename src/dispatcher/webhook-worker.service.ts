@@ -5,7 +5,7 @@ import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/configuration';
 import { outsideTraces } from '../tracing/tracer';
 import { MetricsService } from '../metrics/metrics.service';
-import { AdmissionPolicy, roomFor, skipsSomeOwner } from './admission-policy';
+import { AdmissionPolicy, roomFor, skippedOwners } from './admission-policy';
 import { ClaimSchedule } from './claim-schedule';
 import { ClaimedJobsQueue } from './claimed-jobs.queue';
 import { CompletionWriter } from './completion-writer';
@@ -242,7 +242,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
         wanted,
         taken: claimed.jobs.length,
         candidates: claimed.candidates,
-        skippedSomeOwner: skipsSomeOwner(limits),
+        skipped: skippedOwners(limits),
       });
     }
   }
@@ -291,11 +291,11 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /** Jobs of an inactive subscription: recorded FAILED, never sent. */
   private readonly refuse = (jobs: ClaimedJob[]) => this.inFlight.refuse(jobs);
 
-  /** A delivery finished: its slot goes to the next queued job, or to a claim. */
-  private readonly onFinished = (unsent?: ClaimedJob) => {
-    if (unsent) void this.handBack([unsent]);
+  /** A delivery finished (or was not sent after all): its slot goes to the next queued job, or to a claim. */
+  private readonly onFinished = (job: ClaimedJob, unsent: boolean) => {
+    if (unsent) void this.handBack([job]);
     this.startQueuedJobs();
-    if (this.schedule.claimsAfterDelivery()) this.claimSoon();
+    if (this.schedule.claimsAfterDelivery(job)) this.claimSoon();
   };
 
   /**
