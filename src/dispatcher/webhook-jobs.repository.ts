@@ -150,6 +150,10 @@ const HAS_ROOM = (id: string) => `${id} <> ALL ($3::int[])
       AND s.receiver_host <> ALL ($4::text[])
       AND (s.max_deliveries_per_second IS NULL OR NOT EXISTS (${RATE_EXHAUSTED}))`;
 
+/** A candidate's columns after its id: its subscription (`id`) and what admission needs of `s`. */
+const CANDIDATE_COLUMNS = (id: string) =>
+  `${id} AS subscription_id, s.tenant, s.receiver_host AS host, s.max_deliveries_per_second AS per_second`;
+
 /** The oldest due jobs, at most WALK_WINDOWS windows of them. */
 const WALK = `SELECT j.id, j.subscription_id FROM webhook_jobs j WHERE ${DUE} ORDER BY j.id LIMIT ${WALK_WINDOWS} * $15`;
 
@@ -162,8 +166,7 @@ const WALK = `SELECT j.id, j.subscription_id FROM webhook_jobs j WHERE ${DUE} OR
  * full: the claim then takes nothing, and the claim by owner (BY_OWNER_CANDIDATES) follows.
  */
 const WALKED_CANDIDATES = `candidates AS MATERIALIZED (
-    SELECT h.id, h.subscription_id, s.tenant, s.receiver_host AS host,
-      s.max_deliveries_per_second AS per_second
+    SELECT h.id, ${CANDIDATE_COLUMNS('h.subscription_id')}
     FROM (${WALK}) h
     JOIN subscriptions s ON s.id = h.subscription_id
     WHERE ${HAS_ROOM('h.subscription_id')}
@@ -189,8 +192,7 @@ const BY_OWNER_CANDIDATES = `owners(subscription_id) AS (
     SELECT (SELECT min(j.subscription_id) FROM webhook_jobs j WHERE j.subscription_id > o.subscription_id)
     FROM owners o WHERE o.subscription_id IS NOT NULL
   ), candidates AS MATERIALIZED (
-    SELECT b.id, o.subscription_id, s.tenant, s.receiver_host AS host,
-      s.max_deliveries_per_second AS per_second
+    SELECT b.id, ${CANDIDATE_COLUMNS('o.subscription_id')}
     FROM owners o
     JOIN subscriptions s ON s.id = o.subscription_id
     CROSS JOIN LATERAL (
