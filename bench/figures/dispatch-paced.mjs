@@ -2,6 +2,7 @@
 // axios client delivering the same stream. measurePaced is shared with dispatch-paced-1000.
 import { TARGETS } from '../lib/config.mjs';
 import { codesFor, runBaselineDispatch, runServiceDispatch } from '../lib/dispatch.mjs';
+import { settleDatabase, withMaintenance } from '../lib/maintenance.mjs';
 import { withCpu } from '../lib/measure.mjs';
 import { latencySummary, round } from '../lib/report.mjs';
 import { ctx, log, size } from '../lib/run-context.mjs';
@@ -48,14 +49,21 @@ export async function measurePaced({ name, tenant, perEvent, ratePerS, durationS
   const range = await seedReceiverTenant(tenant, perEvent);
   const prefix = name.toUpperCase().replace(/[^A-Z0-9]+/g, '');
   log(`${name}: ${n} events × ${perEvent} subscriptions, one event every ${round(paceMs, 1)} ms`);
+  // Latency of the stream alone: not of autovacuum working through the earlier figures' rows (in a
+  // full run the API figures' 100,000 subscriptions, dispatch's records) on the same two cores.
+  const settled = await settleDatabase();
+  log(`${name}: settled in ${settled}`);
   // The same warm-up whether other figures ran before or not (`--only`): the figure means the same.
   await warmUpPublishPipeline();
   await runServiceDispatch(range, codesFor(`${prefix}WARM`, warmEvents), { paceMs });
-  const service = await withCpu(
-    `${name} service`,
-    () => runServiceDispatch(range, codesFor(prefix, n), { paceMs }),
-    (r) => r.expected,
+  const { result: service, maintenance } = await withMaintenance(`${name} service`, () =>
+    withCpu(
+      `${name} service`,
+      () => runServiceDispatch(range, codesFor(prefix, n), { paceMs }),
+      (r) => r.expected,
+    ),
   );
+  service.maintenance = maintenance;
   service.stages = await attemptStages(service, range);
   ctx.baselinePid = basePid;
   await runBaselineDispatch('axios', range, codesFor(`${prefix}WARM-axios`, warmEvents), { paceMs });
@@ -69,13 +77,17 @@ export async function measurePaced({ name, tenant, perEvent, ratePerS, durationS
   const { p50, p95, p99, max } = service.latency;
   log(`${name} service: p50 ${p50} ms, p95 ${p95} ms, p99 ${p99} ms, max ${max} ms (${achievedPerS}/s)`);
   log(`${name} axios: p50 ${axios.latency.p50} ms, p99 ${axios.latency.p99} ms`);
-  return { service, axios, n, achievedPerS };
+  return { service, axios, n, achievedPerS, settled };
 }
 
 /** The figure's record: the service's p50 against raw axios' at the same pace. */
-export function pacedRecord({ figure, target, pass, notes }, { service, axios, n, achievedPerS }, opts) {
+export function pacedRecord(
+  { figure, target, pass, notes },
+  { service, axios, n, achievedPerS, settled },
+  opts,
+) {
   const { p50, p99 } = service.latency;
-  const allNotes = [...notes];
+  const allNotes = [...notes, `before the warm-up the database settled: ${settled}`, service.maintenance];
   if (service.done.timedOut)
     allNotes.push(`timed out: ${service.done.received} of ${service.expected} received`);
   if (service.done.failed) allNotes.push(`${service.done.failed} deliveries FAILED`);
