@@ -25,6 +25,9 @@ const env = (extra: Record<string, string> = {}) => ({
   ...extra,
 });
 
+/** Characters of the service's output a failed call shows. */
+const SERVICE_OUTPUT_SHOWN = 4_000;
+
 interface Answer {
   status: number;
   retryAfter: string | null;
@@ -42,14 +45,23 @@ async function call(
   path: string,
   init: { method?: string; token?: string; body?: unknown } = {},
 ): Promise<Answer> {
+  const method = init.method ?? 'GET';
   const res = await fetch(`${service.url}${path}`, {
-    method: init.method ?? 'GET',
+    method,
     headers: {
       connection: 'close',
       ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
       ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
     },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  }).catch((error: Error) => {
+    // No answer at all fails the test; what the service logged last is what tells why.
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+    throw new Error(
+      `${method} ${path} got no answer (${error.message}${cause}); the service's last output:\n` +
+        service.output.slice(-SERVICE_OUTPUT_SHOWN),
+      { cause: error },
+    );
   });
   const text = await res.text();
   return {
