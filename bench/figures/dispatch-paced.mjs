@@ -51,8 +51,7 @@ export async function measurePaced({ name, tenant, perEvent, ratePerS, durationS
   log(`${name}: ${n} events × ${perEvent} subscriptions, one event every ${round(paceMs, 1)} ms`);
   // Latency of the stream alone: not of autovacuum working through the earlier figures' rows (in a
   // full run the API figures' 100,000 subscriptions, dispatch's records) on the same two cores.
-  const settled = await settleDatabase();
-  log(`${name}: settled in ${settled}`);
+  const settled = await settleDatabase(name);
   // The same warm-up whether other figures ran before or not (`--only`): the figure means the same.
   await warmUpPublishPipeline();
   await runServiceDispatch(range, codesFor(`${prefix}WARM`, warmEvents), { paceMs });

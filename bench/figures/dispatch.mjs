@@ -188,8 +188,7 @@ export async function dispatchFigure(target, tableNote, basePid) {
   log(`dispatch: ${E} events × ${range.count} subscriptions = ${E * range.count} deliveries`);
   // The rounds' PostgreSQL CPU is dispatch's own, not autovacuum's and the checkpoint's work on the
   // earlier figures' rows (in a full run the API figures' 100,000 subscriptions).
-  const settled = await settleDatabase();
-  log(`dispatch: settled in ${settled}`);
+  const settled = await settleDatabase('dispatch');
   await warmUp(range, basePid);
   // Rounds of service, axios, undici: a burst lasts seconds, and what else the shared machine
   // runs drifts over that time; alternating and taking the median round keeps one unlucky

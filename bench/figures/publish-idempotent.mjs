@@ -4,7 +4,7 @@ import { TARGETS } from '../lib/config.mjs';
 import { settleDatabase, withMaintenance } from '../lib/maintenance.mjs';
 import { measureApi } from '../lib/measure.mjs';
 import { round } from '../lib/report.mjs';
-import { ctx, EVENT_TYPE, licence, log, unavailable } from '../lib/run-context.mjs';
+import { ctx, EVENT_TYPE, licence, unavailable } from '../lib/run-context.mjs';
 import { call } from '../lib/service.mjs';
 
 const ROUNDS = 4;
@@ -61,8 +61,7 @@ export async function publishIdempotentFigure() {
       publishIdempotentTarget(),
     );
   ctx.phase = 'publish-idempotent';
-  const settled = await settleDatabase();
-  log(`publish-idempotent: settled in ${settled}`);
+  const settled = await settleDatabase('publish-idempotent');
   const plain = [];
   const keyed = [];
   // In ABBA order (without, with, with, without, …): a machine that slows or quickens through the

@@ -12,9 +12,15 @@ const SETTLE_MS = 60_000;
  * running workers alone let one start on webhook_events in a keyed round of publish-idempotent,
  * whose PostgreSQL CPU it raised by half), a checkpoint, then a wait (at most SETTLE_MS) until no
  * autovacuum worker runs. The figure's own rows still start autovacuum during it, as in production.
- * Returns what it did and waited for.
+ * Logs and returns what it did and waited for, under `label` (the figure).
  */
-export async function settleDatabase() {
+export async function settleDatabase(label) {
+  const settled = await settle();
+  log(`${label}: settled in ${settled}`);
+  return settled;
+}
+
+async function settle() {
   const started = now();
   // Tables the role does not own are skipped with a warning, not an error.
   await ctx.pool.query('VACUUM (ANALYZE)');
