@@ -1,7 +1,7 @@
 /* global process */
 // The dispatch figures, run in turn beside one raw-client baseline process: dispatch,
 // dispatch-signing, dispatch-paced, dispatch-paced-1000, fan-out, dispatch-traced, two-instances,
-// then sustained and backlog.
+// dispatch-ab, then sustained and backlog.
 import { join } from 'node:path';
 import { DELIVERIES_TABLE } from '../lib/config.mjs';
 import {
@@ -20,6 +20,7 @@ import { backlogRateFigure } from './backlog-rate.mjs';
 import { backlogFigure } from './backlog.mjs';
 import { dispatchPaced1000Figure } from './dispatch-paced-1000.mjs';
 import { dispatchPacedFigure } from './dispatch-paced.mjs';
+import { DISPATCH_AB_TARGET, dispatchAbFigure } from './dispatch-ab.mjs';
 import { dispatchSigningFigure } from './dispatch-signing.mjs';
 import { DISPATCH_TRACED_TARGET, dispatchTracedFigure } from './dispatch-traced.mjs';
 import { dispatchFigure } from './dispatch.mjs';
@@ -35,21 +36,24 @@ export const DISPATCH_FIGURES = [
   'fan-out',
   'dispatch-traced',
   'two-instances',
+  'dispatch-ab',
   'sustained',
   'backlog',
   'backlog-rate',
 ];
 
 const named = (name) => args.only?.split(',').includes(name) ?? false;
-/**
- * dispatch-paced-1000 is left out of --quick (it would take a tenth of its budget) unless named;
- * two-instances (a second service process: the capacity model's check) runs only when named.
- */
+/** Diagnostics with a second service process, run only when named. */
+const ONLY_WHEN_NAMED = new Set([
+  'two-instances', // the capacity model's check
+  'dispatch-ab', // a comparison of settings or builds
+]);
+/** dispatch-paced-1000 is left out of --quick (it would take a tenth of its budget) unless named. */
 export const wantedDispatchFigure = (name) =>
   want(name) &&
   (name === 'dispatch-paced-1000'
     ? mode !== 'quick' || named(name)
-    : name !== 'two-instances' || named(name));
+    : !ONLY_WHEN_NAMED.has(name) || named(name));
 
 /** Without the records table, a note that the end time is the last receipt instead. */
 async function deliveriesTableNote() {
@@ -87,12 +91,17 @@ async function burstFigures(targets, tableNote, basePid) {
   await run('fan-out', () => fanOutFigure(targets['fan-out'], tableNote, basePid));
   await run('dispatch-traced', () => dispatchTracedFigure());
   await run('two-instances', () => twoInstancesFigure(targets['two-instances']));
+  await run('dispatch-ab', () => dispatchAbFigure());
 }
 
 export async function dispatchFigures() {
   const figures = DISPATCH_FIGURES.filter(wantedDispatchFigure);
   if (figures.length === 0) return;
-  const targets = { ...dispatchTargets(), 'dispatch-traced': `traced ≥${DISPATCH_TRACED_TARGET}× untraced` };
+  const targets = {
+    ...dispatchTargets(),
+    'dispatch-traced': `traced ≥${DISPATCH_TRACED_TARGET}× untraced`,
+    'dispatch-ab': DISPATCH_AB_TARGET,
+  };
   const reason = await dispatchAvailable();
   if (reason) {
     for (const f of figures) unavailable(f, reason, targets[f]);

@@ -25,6 +25,7 @@ export const ALL_FIGURES = [
   'backlog',
   'backlog-rate',
   'dispatch-traced',
+  'dispatch-ab',
   'history',
   'publish-idempotent',
   'memory',
@@ -46,8 +47,14 @@ export const { values: args } = parseArgs({
     strict: { type: 'boolean', default: false },
     // Diagnostics: extra node options for the service process, e.g. "--max-semi-space-size=4".
     'node-args': { type: 'string' },
-    // Rounds of the dispatch figure (service, axios, undici in turn; the median round counts).
+    // Rounds of the dispatch figure (service, axios, undici in turn; the median round counts), and
+    // of the paired ones (dispatch-traced, dispatch-ab).
     rounds: { type: 'string' },
+    // dispatch-ab's second service (B): node options added, variables NAME=value,… and another
+    // checkout's build to start it from.
+    'ab-node-args': { type: 'string' },
+    'ab-env': { type: 'string' },
+    'ab-root': { type: 'string' },
   },
 });
 export const mode = args.quick ? 'quick' : 'full';
