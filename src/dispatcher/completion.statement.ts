@@ -1,4 +1,5 @@
 import type { DeliveryStatus, DeliveryTrigger, WebhookEvent } from '../common/reference/enums';
+import { ArrayElement, arrayLiteral } from '../database/array-literal';
 
 /** One finished delivery as the worker hands it to CompletionWriter: its job and its attempt's outcome. */
 export interface Completion {
@@ -98,7 +99,7 @@ const COMPLETE_SQL = `
 
 /** The completion of `batch`, a named statement (parsed once per connection) for CompletionWriter. */
 export function completionStatement(batch: Completion[]): { name: string; text: string; values: unknown[] } {
-  const col = <T>(pick: (c: Completion) => T) => batch.map(pick);
+  const col = (pick: (c: Completion) => ArrayElement) => arrayLiteral(batch.map(pick));
   return {
     name: 'webhook_complete',
     text: COMPLETE_SQL,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { DeliveryTrigger, WebhookEvent } from '../common/reference/enums';
+import { arrayLiteral } from '../database/array-literal';
 import type { ClaimLimits } from './admission-policy';
 import { ClaimConnection } from './claim-connection';
 import { RATE_WINDOW_MS, SLOT_HORIZON_MS } from './delivery-pacing';
@@ -327,17 +328,17 @@ export class WebhookJobsRepository {
     const values = [
       leaseMs,
       instanceId,
-      s.saturated,
-      h.saturated,
-      t.saturated,
-      s.limited,
-      s.room,
+      arrayLiteral(s.saturated),
+      arrayLiteral(h.saturated),
+      arrayLiteral(t.saturated),
+      arrayLiteral(s.limited),
+      arrayLiteral(s.room),
       s.fresh,
-      h.limited,
-      h.room,
+      arrayLiteral(h.limited),
+      arrayLiteral(h.room),
       h.fresh,
-      t.limited,
-      t.room,
+      arrayLiteral(t.limited),
+      arrayLiteral(t.room),
       t.fresh,
       wanted * CANDIDATES_PER_JOB,
       wanted,
