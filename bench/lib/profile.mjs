@@ -144,3 +144,56 @@ export function formatProfile(summary) {
     lines.push(`  ${String(f.percent).padStart(5)}%  ${String(f.ms).padStart(7)} ms  ${f.name}`);
   return lines.join('\n');
 }
+
+/**
+ * Bytes allocated per function (self), per the nearest function of the service's own code on the
+ * stack (what made the allocation happen) and per package, from a sampling heap profile
+ * (.heapprofile, lib/allocation-sampler.cjs). Allocations count whether or not they were freed.
+ */
+export function summariseAllocationProfile(file, top = 25) {
+  const profile = JSON.parse(readFileSync(file, 'utf8'));
+  const functions = new Map();
+  const ownCode = new Map();
+  const packages = new Map();
+  let total = 0;
+  const walk = (node, ownFrame) => {
+    const own = node.callFrame.url.includes('/dist/src/') ? keyOf(node) : ownFrame;
+    if (node.selfSize > 0) {
+      total += node.selfSize;
+      addTo(functions, keyOf(node), node.selfSize);
+      addTo(ownCode, own ?? '(no service code on the stack)', node.selfSize);
+      addTo(packages, category(node.callFrame.url, node.callFrame.functionName), node.selfSize);
+    }
+    for (const child of node.children ?? []) walk(child, own);
+  };
+  walk(profile.head, undefined);
+  const rank = (map) =>
+    [...map.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, bytes]) => ({
+        name,
+        mb: Math.round(bytes / 1e5) / 10,
+        percent: Math.round((bytes / total) * 1000) / 10,
+      }));
+  return {
+    file,
+    totalMb: Math.round(total / 1e6),
+    functions: rank(functions),
+    ownCode: rank(ownCode),
+    packages: rank(packages),
+  };
+}
+
+export function formatAllocationProfile(summary) {
+  const lines = [`Allocations in ${summary.file}: ${summary.totalMb} MB sampled`];
+  const section = (title, rows) => {
+    lines.push('', title);
+    for (const r of rows)
+      lines.push(`  ${String(r.percent).padStart(5)}%  ${String(r.mb).padStart(8)} MB  ${r.name}`);
+  };
+  section('By package (the allocating function):', summary.packages.slice(0, 12));
+  section("By the service's own function nearest on the stack:", summary.ownCode);
+  section('By allocating function:', summary.functions);
+  return lines.join('\n');
+}
