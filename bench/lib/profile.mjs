@@ -30,6 +30,13 @@ const keyOf = (node) => {
 
 const addTo = (map, key, us) => map.set(key, (map.get(key) ?? 0) + us);
 
+/** The `top` entries of `map` by amount, each with its share of `total` in per cent (one decimal). */
+const topShares = (map, top, total) =>
+  [...map.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([name, amount]) => ({ name, amount, percent: Math.round((amount / total) * 1000) / 10 }));
+
 /**
  * Inclusive ("total") time: each sample counts once for every distinct function and package on its
  * stack, which shows the cost of a layer (a guard, a pipe, the ORM) with everything it calls.
@@ -103,14 +110,11 @@ export function summariseCpuProfile(file, top = 30, windows = []) {
   const { functions, packages, totalUs, idleUs } = selfTimes(selfUs, byId);
   const busyUs = totalUs - idleUs;
   const rank = (map) =>
-    [...map.entries()]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, top)
-      .map(([name, us]) => ({
-        name,
-        ms: Math.round(us / 1000),
-        percent: Math.round((us / busyUs) * 1000) / 10,
-      }));
+    topShares(map, top, busyUs).map(({ name, amount, percent }) => ({
+      name,
+      ms: Math.round(amount / 1000),
+      percent,
+    }));
   return {
     file,
     windows: windows.map(([from, to]) => [Math.round(from), Math.round(to)]),
@@ -168,14 +172,11 @@ export function summariseAllocationProfile(file, top = 25) {
   };
   walk(profile.head, undefined);
   const rank = (map) =>
-    [...map.entries()]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, top)
-      .map(([name, bytes]) => ({
-        name,
-        mb: Math.round(bytes / 1e5) / 10,
-        percent: Math.round((bytes / total) * 1000) / 10,
-      }));
+    topShares(map, top, total).map(({ name, amount, percent }) => ({
+      name,
+      mb: Math.round(amount / 1e5) / 10,
+      percent,
+    }));
   return {
     file,
     totalMb: Math.round(total / 1e6),
