@@ -54,8 +54,12 @@ describe('Retention (contract section 8): RETENTION_DAYS, default 30', () => {
     (
       await t.dataSource.query(`SELECT id FROM ${table} WHERE id = ANY ($1::bigint[]) ORDER BY id`, [ids])
     ).map((r: { id: string }) => r.id);
+  // DELETE, not TRUNCATE: TRUNCATE's exclusive table locks can deadlock with the running app's
+  // claim queries, which lock the same tables in another order.
   const deleteAll = () =>
-    t.dataSource.query(`TRUNCATE webhook_jobs, webhook_deliveries, webhook_events RESTART IDENTITY CASCADE`);
+    t.dataSource.query(
+      `DELETE FROM webhook_jobs; DELETE FROM webhook_deliveries; DELETE FROM webhook_events`,
+    );
 
   it('deletes old events and records in batches, keeps recent ones, events with a pending job and events a record still needs', async () => {
     await deleteAll();
