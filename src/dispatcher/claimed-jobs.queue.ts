@@ -7,10 +7,6 @@ interface QueuedJob extends ClaimedJob {
 }
 
 /**
- * Jobs claimed ahead of free slots, oldest first. Every job in here is held in the policy's counts
- * (AdmissionPolicy.held) until it starts or leaves unsent.
- */
-/**
  * Splits waiting jobs into those kept and those `gone` picks, giving the dropped ones' places in the
  * policy's counts back (they were counted as started when claimed): the queue's and PacedJobs' drop.
  */
@@ -30,6 +26,10 @@ export function releaseWhere<T extends ClaimedJob>(
   return { kept, dropped };
 }
 
+/**
+ * Jobs claimed ahead of free slots, oldest first. Every job in here is held in the policy's counts
+ * (AdmissionPolicy.held) until it starts or leaves unsent.
+ */
 export class ClaimedJobsQueue {
   /**
    * A claimed job waits here at most this long for a slot. One that waited longer is released
