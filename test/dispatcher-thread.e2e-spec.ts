@@ -71,6 +71,26 @@ describe('Dispatcher: the delivery thread', () => {
     expect(threadOf(t)).toBeUndefined(); // closed with the app
   });
 
+  it('with WEBHOOK_DELIVERY_THREAD_SEMI_SPACE_MB=4, the thread starts with that young generation and delivers', async () => {
+    const t = await startDispatcherApp({ WEBHOOK_DELIVERY_THREAD_SEMI_SPACE_MB: '4' });
+    try {
+      // Two semi-spaces and a large-object space of 4 MB each (node's default here: 48).
+      expect(threadOf(t)!.resourceLimits).toMatchObject({
+        maxYoungGenerationSizeMb: 12,
+        maxOldGenerationSizeMb: 64,
+      });
+      const hook = await Receiver.start(testCa().server, { status: 200 });
+      receivers.push(hook);
+      const tenant = uniq('tenant');
+      const sub = await createSubscription(t, { tenant, url: hook.url() });
+      await publish(t, tenant);
+      const [record] = await waitForDeliveries(t.dataSource, sub.id, 1, 10_000);
+      expect(record).toMatchObject({ status: 'SUCCESS', httpStatusCode: 200 });
+    } finally {
+      await t.close();
+    }
+  });
+
   it('with WEBHOOK_DELIVERY_THREADS=2, a burst goes out through both threads, each delivery recorded once', async () => {
     const t = await startDispatcherApp({ WEBHOOK_DELIVERY_THREADS: '2' });
     try {

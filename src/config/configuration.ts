@@ -42,6 +42,8 @@ export interface AppConfig {
     concurrency: number;
     /** Threads that make the POSTs (each its own event loop, V8 heap and keep-alive connections). */
     deliveryThreads: number;
+    /** Each delivery thread's semi-spaces (MB); unset: the process's --max-semi-space-size. */
+    deliveryThreadSemiSpaceMb: number | undefined;
     allowPrivateNetworks: boolean;
     proxyUrl: string | undefined;
     /** How long the previous signing secret keeps signing after a rotation (contract section 9). */
@@ -248,6 +250,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Loaded
         timeoutMs: vars.WEBHOOK_TIMEOUT_MS ?? 30_000,
         concurrency: vars.WEBHOOK_CONCURRENCY ?? 64,
         deliveryThreads: vars.WEBHOOK_DELIVERY_THREADS ?? 1,
+        deliveryThreadSemiSpaceMb: vars.WEBHOOK_DELIVERY_THREAD_SEMI_SPACE_MB,
         allowPrivateNetworks: vars.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? false,
         proxyUrl: vars.WEBHOOK_PROXY_URL,
         secretOverlapMs: vars.WEBHOOK_SECRET_OVERLAP_MS ?? 86_400_000,

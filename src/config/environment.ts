@@ -153,6 +153,12 @@ export class EnvironmentVariables {
   @IsOptional() @Transform(toInt) @IsInt(INT) @Min(100) @Max(600000) WEBHOOK_TIMEOUT_MS?: number;
   @IsOptional() @Transform(toInt) @IsInt(INT) @Min(1) @Max(4096) WEBHOOK_CONCURRENCY?: number;
   @IsOptional() @Transform(toInt) @IsInt(INT) @Min(1) @Max(16) WEBHOOK_DELIVERY_THREADS?: number;
+  // V8 sizes semi-spaces in powers of two.
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt(INT)
+  @IsIn([1, 2, 4, 8, 16, 32, 64], { message: 'must be 1, 2, 4, 8, 16, 32 or 64' })
+  WEBHOOK_DELIVERY_THREAD_SEMI_SPACE_MB?: number;
   @IsOptional() @Transform(toBool) @IsIn([true, false], BOOL) WEBHOOK_ALLOW_PRIVATE_NETWORKS?: boolean;
   @IsOptional()
   @IsConnectionUrl({ what: 'an http:// or https:// URL', schemes: ['http', 'https'] })
@@ -226,6 +232,7 @@ class EnvironmentVariablesKeys implements Record<keyof EnvironmentVariables, tru
   WEBHOOK_TIMEOUT_MS = true as const;
   WEBHOOK_CONCURRENCY = true as const;
   WEBHOOK_DELIVERY_THREADS = true as const;
+  WEBHOOK_DELIVERY_THREAD_SEMI_SPACE_MB = true as const;
   WEBHOOK_ALLOW_PRIVATE_NETWORKS = true as const;
   WEBHOOK_PROXY_URL = true as const;
   WEBHOOK_SECRET_OVERLAP_MS = true as const;

@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import { setFlagsFromString } from 'node:v8';
+import { ResourceLimits, Worker } from 'node:worker_threads';
 import type { Logger } from '@nestjs/common';
 import type {
   DeliveryClientOptions,
@@ -14,10 +15,25 @@ export type SendResult = DeliveryOutcome | DeliveryInterrupted | DeliveryTooLate
 
 /**
  * A delivery thread's old generation: its live data is small (at most WEBHOOK_CONCURRENCY requests
- * and their sockets). Its young generation follows the process's --max-semi-space-size (npm start).
- * Past the limit the thread dies and another takes over, rather than the process growing.
+ * and their sockets). Past the limit the thread dies and another takes over, rather than the process
+ * growing.
  */
-const THREAD_LIMITS = { maxOldGenerationSizeMb: 64 };
+const OLD_GENERATION_MB = 64;
+
+/**
+ * The thread's heap limits. Its young generation follows the process's --max-semi-space-size
+ * (npm start: 8 MB) unless WEBHOOK_DELIVERY_THREAD_SEMI_SPACE_MB gives the thread its own (a young
+ * generation is two semi-spaces and a large-object space of the same size). V8 takes a worker's
+ * young generation from its resourceLimits only when the process has no --max-semi-space-size, and
+ * reads the flag as each isolate is created: so the flag is cleared first, which leaves the main
+ * heap as it started.
+ */
+function threadLimits(semiSpaceMb: number | undefined): ResourceLimits {
+  if (semiSpaceMb === undefined) return { maxOldGenerationSizeMb: OLD_GENERATION_MB };
+  setFlagsFromString('--max-semi-space-size=0');
+  return { maxOldGenerationSizeMb: OLD_GENERATION_MB, maxYoungGenerationSizeMb: 3 * semiSpaceMb };
+}
+
 const START_TIMEOUT_MS = 30_000;
 const RESTART_DELAY_MS = 1_000;
 
@@ -43,6 +59,8 @@ export class DeliveryThread {
     private readonly script: DeliveryThreadScript,
     private readonly options: DeliveryClientOptions,
     private readonly logger: Logger,
+    /** WEBHOOK_DELIVERY_THREAD_SEMI_SPACE_MB (threadLimits). */
+    private readonly semiSpaceMb?: number,
   ) {}
 
   /** Sends not answered yet: how busy this thread is. */
@@ -65,7 +83,7 @@ export class DeliveryThread {
     const worker = new Worker(this.script.filename, {
       eval: this.script.eval ?? false,
       workerData: this.options,
-      resourceLimits: THREAD_LIMITS,
+      resourceLimits: threadLimits(this.semiSpaceMb),
       stdout: false,
       stderr: false,
     });

@@ -39,8 +39,10 @@ export class WebhookSender implements OnModuleInit {
       ...(ca ? { ca } : {}),
       userAgent: `partner-integration-service/${config.getOrThrow('app', { infer: true }).version}`,
     };
-    const count = webhook.deliveryThreads;
-    this.threads = Array.from({ length: count }, () => new DeliveryThread(script, options, this.logger));
+    this.threads = Array.from(
+      { length: webhook.deliveryThreads },
+      () => new DeliveryThread(script, options, this.logger, webhook.deliveryThreadSemiSpaceMb),
+    );
   }
 
   /** Starts the threads; the application does not start unless every one does. */
