@@ -6,7 +6,7 @@
 // against the working tree's). The figure is B's deliveries a second over A's; the notes give each
 // round's ratios of throughput, of the service's CPU per delivery and of PostgreSQL's. No target.
 import { resolve } from 'node:path';
-import { ratiosText, runPairedRounds, startPair } from '../lib/paired-services.mjs';
+import { orderBalanced, ratiosText, runPairedRounds, startPair } from '../lib/paired-services.mjs';
 import { round } from '../lib/report.mjs';
 import { args, ctx, log, size } from '../lib/run-context.mjs';
 
@@ -31,6 +31,17 @@ function settingsOfB() {
   if (described.length === 0)
     log('dispatch-ab: no --ab-* option given: B is A again (an A/A run: the noise)');
   return { name: 'b', nodeArgs, env, root, text: described.join('; ') || 'the same as A' };
+}
+
+/** The ratios with the order within a round balanced out (orderBalanced), for 2 rounds or more. */
+function balancedNotes(rounds) {
+  if (rounds.length < 2) return [];
+  const text = (key, what) => {
+    const { means, median, secondSide } = orderBalanced(rounds, key);
+    const list = means.map((m) => round(m, 2)).join(', ');
+    return `${what}, B/A with the order balanced (each round with B second and the next, B first): ${list}; median ${round(median, 2)}; the second side of a round at ${round(secondSide, 2)} × the first's`;
+  };
+  return [text('ratio', 'deliveries a second'), text('cpuRatio', 'service CPU per delivery')];
 }
 
 export async function dispatchAbFigure() {
@@ -65,6 +76,7 @@ export async function dispatchAbFigure() {
       `service CPU per delivery (median): A ${serviceMs.A} ms, B ${serviceMs.B} ms (B/A per round: ${ratiosText(rounds, 'cpuRatio')})`,
       `PostgreSQL CPU per delivery (median): A ${postgresMs.A} ms, B ${postgresMs.B} ms (B/A per round: ${ratiosText(rounds, 'postgresRatio')})`,
       `B's peak memory (VmHWM) ${peakMb} MB (A's: the memory figure)`,
+      ...balancedNotes(rounds),
     ],
   });
 }

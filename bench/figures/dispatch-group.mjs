@@ -14,7 +14,18 @@ import {
 import { withCpu } from '../lib/measure.mjs';
 import { forkTracked, stopChild, waitForMessage } from '../lib/processes.mjs';
 import { round } from '../lib/report.mjs';
-import { args, benchDir, ctx, guarded, log, mode, size, unavailable, want } from '../lib/run-context.mjs';
+import {
+  args,
+  baselineNodeArgs,
+  benchDir,
+  ctx,
+  guarded,
+  log,
+  mode,
+  size,
+  unavailable,
+  want,
+} from '../lib/run-context.mjs';
 import { seedReceiverTenant } from '../lib/setup.mjs';
 import { backlogRateFigure } from './backlog-rate.mjs';
 import { backlogFigure } from './backlog.mjs';
@@ -111,6 +122,7 @@ export async function dispatchFigures() {
 
   ctx.dispatchBaseline = forkTracked('baseline-dispatch', join(benchDir, 'baseline-dispatch.mjs'), {
     env: { ...process.env, NODE_EXTRA_CA_CERTS: ctx.certs.ca },
+    execArgv: baselineNodeArgs(),
   });
   await waitForMessage(ctx.dispatchBaseline, 'ready');
   await burstFigures(targets, tableNote, ctx.dispatchBaseline.pid);

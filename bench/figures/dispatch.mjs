@@ -5,7 +5,7 @@ import { codesFor, median, runBaselineDispatch, runServiceDispatch } from '../li
 import { settleDatabase, withMaintenance } from '../lib/maintenance.mjs';
 import { warmUpLoad, withCpu } from '../lib/measure.mjs';
 import { round } from '../lib/report.mjs';
-import { ctx, EVENT_TYPE, licence, log, size } from '../lib/run-context.mjs';
+import { baselineNodeArgs, ctx, EVENT_TYPE, licence, log, size } from '../lib/run-context.mjs';
 import { seedReceiverTenant } from '../lib/setup.mjs';
 
 const CLIENTS = ['axios', 'undici'];
@@ -44,6 +44,10 @@ function roundNotes(rounds, tableNote) {
     ...tableNote,
     'p50/p99: publish-to-receipt of the burst (each delivery waits behind the backlog of the whole burst)',
   ];
+  if (baselineNodeArgs().length > 0)
+    notes.push(
+      `the raw clients ran with node options ${baselineNodeArgs().join(' ')} (--baseline-node-args)`,
+    );
   if (rounds.length > 1)
     notes.push(
       `median of ${rounds.length} rounds (service, axios, undici in turn) by ratio; ratios ${rounds

@@ -123,3 +123,22 @@ export async function runPairedRounds(pair, figure) {
 
 /** The per-round ratios as notes' text, rounded: "0.95, 1.01, …". */
 export const ratiosText = (rounds, key) => rounds.map((r) => round(r[key], 2)).join(', ');
+
+/**
+ * The order within a round weighs on these hosts: the side that goes second has met the machine as
+ * the first left it (a busier PostgreSQL, warmer or colder caches). Taking each round whose second
+ * side is B (odd rounds) with the round after it, where B goes first, an order effect that
+ * multiplies both cancels in the geometric mean of their two ratios. Returns those means (one per
+ * whole pair of rounds) and, for scale, how the second side fared: the median over the pairs of
+ * the square root of (ratio with B second) / (ratio with B first); 1 is no order effect.
+ */
+export function orderBalanced(rounds, key) {
+  const means = [];
+  const second = [];
+  for (let k = 0; k + 1 < rounds.length; k += 2) {
+    const [bSecond, bFirst] = [rounds[k][key], rounds[k + 1][key]];
+    means.push(Math.sqrt(bSecond * bFirst));
+    second.push(Math.sqrt(bSecond / bFirst));
+  }
+  return { means, median: median(means), secondSide: median(second) };
+}

@@ -45,8 +45,11 @@ export const { values: args } = parseArgs({
     hold: { type: 'boolean', default: false },
     // Exit 1 when a figure failed with an error (not when it is merely not built yet).
     strict: { type: 'boolean', default: false },
-    // Diagnostics: extra node options for the service process, e.g. "--max-semi-space-size=4".
+    // Diagnostics: extra node options for the service process, e.g. "--max-semi-space-size=4", and
+    // for the raw clients' process of the dispatch figures (their notes say so), e.g. npm start's
+    // heap settings.
     'node-args': { type: 'string' },
+    'baseline-node-args': { type: 'string' },
     // Rounds of the dispatch figure (service, axios, undici in turn; the median round counts), and
     // of the paired ones (dispatch-traced, dispatch-ab).
     rounds: { type: 'string' },
@@ -67,6 +70,8 @@ const only = args.only
 for (const name of only ?? []) if (!ALL_FIGURES.includes(name)) throw new Error(`unknown figure ${name}`);
 export const want = (name) => !only || only.has(name);
 export const receiverPorts = Number(args['receiver-ports'] ?? RECEIVER_PORTS);
+/** --baseline-node-args as a list: node options of the raw clients' process. */
+export const baselineNodeArgs = () => args['baseline-node-args']?.split(/\s+/).filter(Boolean) ?? [];
 
 /** Shared state of one run. */
 export const ctx = {
