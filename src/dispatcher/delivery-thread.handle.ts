@@ -22,16 +22,22 @@ const OLD_GENERATION_MB = 64;
 
 /**
  * The thread's heap limits. Its young generation follows the process's --max-semi-space-size
- * (npm start: 8 MB) unless WEBHOOK_DELIVERY_THREAD_SEMI_SPACE_MB gives the thread its own (a young
- * generation is two semi-spaces and a large-object space of the same size). V8 takes a worker's
- * young generation from its resourceLimits only when the process has no --max-semi-space-size, and
- * reads the flag as each isolate is created: so the flag is cleared first, which leaves the main
- * heap as it started.
+ * (npm start: 8 MB) unless WEBHOOK_DELIVERY_THREAD_SEMI_SPACE_MB gives the thread its own: two
+ * semi-spaces and a large-object space of that size (letResourceLimitsSizeYoungGenerations).
  */
 function threadLimits(semiSpaceMb: number | undefined): ResourceLimits {
-  if (semiSpaceMb === undefined) return { maxOldGenerationSizeMb: OLD_GENERATION_MB };
+  return semiSpaceMb === undefined
+    ? { maxOldGenerationSizeMb: OLD_GENERATION_MB }
+    : { maxOldGenerationSizeMb: OLD_GENERATION_MB, maxYoungGenerationSizeMb: 3 * semiSpaceMb };
+}
+
+/**
+ * V8 takes a worker's young generation from its resourceLimits only when the process has no
+ * --max-semi-space-size, and reads that flag as each isolate is created: clearing it leaves the
+ * main heap as it started and lets the threads started after it have their own.
+ */
+function letResourceLimitsSizeYoungGenerations(): void {
   setFlagsFromString('--max-semi-space-size=0');
-  return { maxOldGenerationSizeMb: OLD_GENERATION_MB, maxYoungGenerationSizeMb: 3 * semiSpaceMb };
 }
 
 const START_TIMEOUT_MS = 30_000;
@@ -80,6 +86,7 @@ export class DeliveryThread {
 
   /** Starts the thread; resolves once it is ready, rejects if it fails to start. */
   start(): Promise<void> {
+    if (this.semiSpaceMb !== undefined) letResourceLimitsSizeYoungGenerations();
     const worker = new Worker(this.script.filename, {
       eval: this.script.eval ?? false,
       workerData: this.options,
