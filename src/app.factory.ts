@@ -13,7 +13,7 @@ import { sendError } from './common/errors/all-exceptions.filter';
 import { errorBody } from './common/errors/error-body';
 import { HAL_CONTENT_TYPE } from './common/hal/hal';
 import { serializeJson } from './common/http/json-serializer';
-import { applyRequestLimits, slowClientOptions } from './common/http/request-limits';
+import { applyRequestLimits, bodyBeingRead, slowClientOptions } from './common/http/request-limits';
 import { applySecurityHeaders, NOSNIFF, setSecurityHeaders } from './common/http/security-headers';
 import { ServiceFastifyAdapter } from './common/http/service-fastify.adapter';
 import { fastifyTrustProxy } from './common/http/trust-proxy';
@@ -82,9 +82,10 @@ const REQUEST_LINE_START = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ (\/[^?\s]*)/;
 const REQUEST_LINE_READ = 4_096;
 
 /**
- * Requests Node's HTTP parser refuses before Fastify sees them (not HTTP, headers over 16 KB, too
- * slow to arrive): the contract's error body, content type and a new X-Request-Id, written to the
- * socket, which then closes. The path is the request line's, when the refused bytes hold it.
+ * Requests Node's HTTP parser refuses (not HTTP, headers over 16 KB, too slow to arrive): the
+ * contract's error body, content type and X-Request-Id, written to the socket, which then closes.
+ * A body that stalls is of a request Fastify has: its path and request id. Otherwise the id is new
+ * and the path the request line's, when the refused bytes hold it (Node gives none with a time-out).
  */
 function clientError(error: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
@@ -94,8 +95,11 @@ function clientError(error: NodeJS.ErrnoException & { rawPacket?: unknown }, soc
       : error.code === 'HPE_HEADER_OVERFLOW'
         ? [431, 'The request headers are too large']
         : [400, 'Malformed HTTP request'];
-  const requestId = randomUUID();
-  const body = JSON.stringify(errorBody(status, message, pathOfRequestLine(error.rawPacket), requestId));
+  const { path, requestId } = bodyBeingRead(socket) ?? {
+    path: pathOfRequestLine(error.rawPacket),
+    requestId: randomUUID(),
+  };
+  const body = JSON.stringify(errorBody(status, message, path, requestId));
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${HAL_CONTENT_TYPE}\r\n` +

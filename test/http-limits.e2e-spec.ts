@@ -42,14 +42,33 @@ describe('slow clients (contract section 8)', () => {
     await t?.close();
   });
 
-  it('answers a stalled body with 408 and the error body, then closes', async () => {
+  it('answers a stalled body with 408 and the error body naming its path, then closes', async () => {
     const c = await RawConnection.open(t.url);
-    await c.write(postHead('/auth/login', { 'Content-Length': 100 }) + '{"email":"a');
+    await c.write(postHead('/auth/login?x=1', { 'Content-Length': 100 }) + '{"email":"a');
     const res = await c.response();
-    const body = expectErrorBody(res, 408, '');
+    const body = expectErrorBody(res, 408, '/auth/login');
     expect(body.message).toBe('The request did not arrive in time');
+    expect(body.requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(res!.headers.connection).toBe('close');
     await expect(c.ended).resolves.toBe('close');
+  });
+
+  it("keeps the caller's X-Request-Id on the 408 of a stalled body", async () => {
+    const c = await RawConnection.open(t.url);
+    const head = postHead('/auth/login', { 'Content-Length': 100, 'X-Request-Id': 'stalled-body.1' });
+    await c.write(head + '{"email":"a');
+    const body = expectErrorBody(await c.response(), 408, '/auth/login');
+    expect(body.requestId).toBe('stalled-body.1');
+  });
+
+  it('names no earlier path on a kept-alive connection whose next headers never end', async () => {
+    const c = await RawConnection.open(t.url);
+    const login = '{"email":"nobody@example.com","password":"x"}';
+    await c.write(postHead('/auth/login', { 'Content-Length': Buffer.byteLength(login) }) + login);
+    expect((await c.response())?.status).toBe(401);
+    c.received = '';
+    await c.write('GET /health/live HTTP/1.1\r\nHost: localhost\r\nX-Slow: ');
+    expectErrorBody(await c.response(), 408, '');
   });
 
   it('counts from the first byte: a body that keeps trickling in is 408 too', async () => {
@@ -61,7 +80,7 @@ describe('slow clients (contract section 8)', () => {
       await c.write(' ');
       await sleep(100);
     }
-    expectErrorBody(await c.response(), 408, '');
+    expectErrorBody(await c.response(), 408, '/auth/login');
     expect(Date.now() - started).toBeGreaterThanOrEqual(TIMEOUT_MS);
   });
 

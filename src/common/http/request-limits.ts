@@ -95,6 +95,21 @@ export function withJsonBodyLimits<S extends RawServerBase>(
   };
 }
 
+/** A request whose body its connection is reading (bodyBeingRead). */
+export interface BodyBeingRead {
+  path: string;
+  requestId: string;
+}
+
+/** Per connection, its request whose body is being read: Node's 408 for a stalled one carries neither. */
+const bodiesBeingRead = new WeakMap<object, BodyBeingRead & { message: { complete: boolean } }>();
+
+/** The request whose body `socket` is still reading, for the 408 of a body that stalls (clientError). */
+export function bodyBeingRead(socket: object): BodyBeingRead | undefined {
+  const reading = bodiesBeingRead.get(socket);
+  return reading !== undefined && !reading.message.complete ? reading : undefined;
+}
+
 /**
  * Contract section 8 for request bodies: a budget on the bytes of bodies being read at once (past
  * it a new body is 503 at once), and a lingering close for connections answered before their body
@@ -114,8 +129,14 @@ export function applyRequestLimits(
       sendError(reply, request, new ServiceUnavailableException(), { error: () => undefined });
       return;
     }
+    const { socket } = request.raw;
+    const reading = { path: request.url.split('?')[0], requestId: String(request.id), message: request.raw };
+    bodiesBeingRead.set(socket, reading);
     // The body stays in memory until the handler is done with it; 'close' also comes on an abort.
-    reply.raw.once('close', () => budget.release(bytes));
+    reply.raw.once('close', () => {
+      budget.release(bytes);
+      if (bodiesBeingRead.get(socket) === reading) bodiesBeingRead.delete(socket);
+    });
     done();
   });
 
