@@ -269,6 +269,63 @@ describe('request bodies (contract sections 4 and 8)', () => {
     });
   });
 
+  describe('routes that take no body (contract section 4: an unknown field is a 400 naming it)', () => {
+    const subscriptionOf = async (user: TestUser) => {
+      const res = await t
+        .http()
+        .post('/webhooks/subscriptions')
+        .set('Authorization', `Bearer ${user.token}`)
+        .send({
+          name: 'no body',
+          url: 'https://receiver.example.com/hook',
+          events: ['LICENCE_CREATED_SUCCESS'],
+        });
+      expect(res.status).toBe(200);
+      return res.body.id as number;
+    };
+    const withBody = (user: TestUser, method: string, path: string, body: string) =>
+      send(t.url, { method, path, token: user.token, body });
+
+    it('answers a logout with a field in its body with 400 naming it, and the token still works', async () => {
+      const user = await t.createUser();
+      const body = expectErrorBody(
+        await withBody(user, 'POST', '/auth/logout', '{"foo":1,"bar":2}'),
+        400,
+        '/auth/logout',
+      );
+      expect(body.errors).toEqual([
+        { field: 'foo', message: 'foo is not a known field' },
+        { field: 'bar', message: 'bar is not a known field' },
+      ]);
+      expect((await t.http().get('/auth/me').set('Authorization', `Bearer ${user.token}`)).status).toBe(200);
+      expect(
+        expectErrorBody(await withBody(user, 'POST', '/auth/logout', '[]'), 400, '/auth/logout').message,
+      ).toBe('Request body must be a JSON object');
+      expect((await withBody(user, 'POST', '/auth/logout', '{}')).status).toBe(204);
+      expect((await t.http().get('/auth/me').set('Authorization', `Bearer ${user.token}`)).status).toBe(401);
+    });
+
+    it('answers a DELETE of a subscription with a field in its body with 400, and keeps the subscription', async () => {
+      const user = await t.createUser();
+      const id = await subscriptionOf(user);
+      const path = `/webhooks/subscriptions/${id}`;
+      const body = expectErrorBody(await withBody(user, 'DELETE', path, '{"x":1}'), 400, path);
+      expect(body.errors).toEqual([{ field: 'x', message: 'x is not a known field' }]);
+      const kept = await t.http().get(path).set('Authorization', `Bearer ${user.token}`);
+      expect(kept.status).toBe(200);
+      expect((await withBody(user, 'DELETE', path, '{}')).status).toBe(200);
+    });
+
+    it('answers a resend with a field in its body with 400 naming it, before looking for the record', async () => {
+      const user = await t.createUser();
+      const path = `/webhooks/subscriptions/${await subscriptionOf(user)}/deliveries/999999/resend`;
+      const body = expectErrorBody(await withBody(user, 'POST', path, '{"foo":1}'), 400, path);
+      expect(body.errors).toEqual([{ field: 'foo', message: 'foo is not a known field' }]);
+      const res = await t.http().post(path).set('Authorization', `Bearer ${user.token}`);
+      expect(res.status).toBe(404);
+    });
+  });
+
   describe('strings that are not well-formed Unicode', () => {
     const LONE = '\\ud800';
 

@@ -8,6 +8,7 @@ import { AuthService } from './auth.service';
 import type { AuthenticatedUser } from '../common/auth/authenticated-user';
 import { CurrentUser } from '../common/auth/decorators/current-user.decorator';
 import { Public } from '../common/auth/decorators/public.decorator';
+import { NoBody } from '../common/validation/no-body';
 import { LoginDto } from './dto/login.dto';
 import { LoginResponse, MeResponse, toMeResponse } from './dto/auth.responses';
 
@@ -70,10 +71,15 @@ export class AuthController {
       "(USER_CACHE_TTL_MS); the user's other tokens keep working.",
   })
   @ApiNoContentResponse({ description: 'Logged out' })
-  @ApiErrors([401, 'Missing, invalid or expired token'], [403, 'The account is disabled'], 429)
+  @ApiErrors(
+    [400, 'A body with a field (this route takes none)'],
+    [401, 'Missing, invalid or expired token'],
+    [403, 'The account is disabled'],
+    429,
+  )
   @Post('logout')
   @HttpCode(204)
-  async logout(@Req() request: FastifyRequest): Promise<void> {
+  async logout(@Req() request: FastifyRequest, @NoBody() _body: undefined): Promise<void> {
     // The guard let the request in: its Authorization header holds a valid bearer token.
     await this.auth.logout(bearerToken(request.headers.authorization)!);
   }

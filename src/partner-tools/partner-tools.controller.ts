@@ -5,6 +5,7 @@ import { CurrentUser } from '../common/auth/decorators/current-user.decorator';
 import { Roles } from '../common/auth/decorators/roles.decorator';
 import { ApiErrors, ApiIdParam } from '../common/openapi/decorators';
 import { UserRole, WebhookEvent } from '../common/reference/enums';
+import { NoBody } from '../common/validation/no-body';
 import { DeliveryIdPipe } from '../deliveries/delivery-id.pipe';
 import {
   ApiSubscriptionId,
@@ -58,7 +59,7 @@ export class PartnerToolsController {
   @ApiIdParam('deliveryId', 'Delivery record id', 10, true)
   @ApiAcceptedResponse({ type: ResendReceipt, description: 'The resend is queued (committed)' })
   @ApiErrors(
-    [400, 'Invalid id or deliveryId'],
+    [400, 'Invalid id or deliveryId, or a body with a field (this route takes none)'],
     401,
     FORBIDDEN,
     [404, "No such subscription (or another tenant's), or no such record of it"],
@@ -71,6 +72,7 @@ export class PartnerToolsController {
     @CurrentUser() user: AuthenticatedUser,
     @Param('id', ParentSubscriptionIdPipe) id: number,
     @Param('deliveryId', DeliveryIdPipe) deliveryId: string,
+    @NoBody() _body: undefined,
   ): Promise<ResendReceipt> {
     return this.partnerTools.resend(user, id, deliveryId);
   }

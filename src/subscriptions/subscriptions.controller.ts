@@ -4,6 +4,7 @@ import type { AuthenticatedUser } from '../common/auth/authenticated-user';
 import { CurrentUser } from '../common/auth/decorators/current-user.decorator';
 import { Roles } from '../common/auth/decorators/roles.decorator';
 import { ValidationFailedException } from '../common/errors/validation-failed.exception';
+import { NoBody } from '../common/validation/no-body';
 import { Page, toPage } from '../common/paging/page';
 import { UserRole } from '../common/reference/enums';
 import { ApiCallback, LICENCE_EVENT_CALLBACK } from '../common/openapi/callbacks';
@@ -174,11 +175,18 @@ export class SubscriptionsController {
   })
   @ApiSubscriptionId()
   @ApiOkResponse({ type: SubscriptionResponse, description: 'The deleted subscription' })
-  @ApiErrors(BAD_ID, 401, FORBIDDEN, NOT_FOUND, 429)
+  @ApiErrors(
+    [400, `${BAD_ID[1]}, or a body with a field (this route takes none)`],
+    401,
+    FORBIDDEN,
+    NOT_FOUND,
+    429,
+  )
   @Delete(':id')
   async remove(
     @CurrentUser() user: AuthenticatedUser,
     @Param('id', SubscriptionIdPipe) id: number,
+    @NoBody() _body: undefined,
   ): Promise<SubscriptionResponse> {
     return toSubscriptionResponse(await this.subscriptions.remove(user, id));
   }
