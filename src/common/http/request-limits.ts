@@ -102,12 +102,13 @@ export interface BodyBeingRead {
 }
 
 /** Per connection, its request whose body is being read: Node's 408 for a stalled one carries neither. */
-const bodiesBeingRead = new WeakMap<object, BodyBeingRead & { message: { complete: boolean } }>();
+const bodiesBeingRead = new WeakMap<object, { url: string; id: string; message: { complete: boolean } }>();
 
 /** The request whose body `socket` is still reading, for the 408 of a body that stalls (clientError). */
 export function bodyBeingRead(socket: object): BodyBeingRead | undefined {
   const reading = bodiesBeingRead.get(socket);
-  return reading !== undefined && !reading.message.complete ? reading : undefined;
+  if (reading === undefined || reading.message.complete) return undefined;
+  return { path: reading.url.split('?')[0], requestId: reading.id };
 }
 
 /**
@@ -130,7 +131,7 @@ export function applyRequestLimits(
       return;
     }
     const { socket } = request.raw;
-    const reading = { path: request.url.split('?')[0], requestId: String(request.id), message: request.raw };
+    const reading = { url: request.url, id: request.id, message: request.raw };
     bodiesBeingRead.set(socket, reading);
     // The body stays in memory until the handler is done with it; 'close' also comes on an abort.
     reply.raw.once('close', () => {
