@@ -63,6 +63,28 @@ function startDatabase(config: AppConfig, logger: Logger): Promise<Database> {
   });
 }
 
+/**
+ * Why the address HOST and PORT name cannot be listened on, as a bad configuration's one line
+ * (contract section 1); undefined for any other start-up failure.
+ */
+function listenProblem(error: unknown, { host, port }: AppConfig['app']): string | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const address = `${host}:${port}`;
+  switch (code) {
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `Invalid environment variable HOST: ${host} does not resolve to an address`;
+    case 'EADDRNOTAVAIL':
+      return `Invalid environment variable HOST: ${host} is not an address of this machine`;
+    case 'EADDRINUSE':
+      return `Cannot listen on ${address} (PORT): the port is already in use`;
+    case 'EACCES':
+      return `Cannot listen on ${address} (PORT): not permitted to use this port`;
+    default:
+      return undefined;
+  }
+}
+
 async function listenOrExit(config: AppConfig, database: Database, logger: Logger): Promise<App> {
   let app: App | undefined;
   try {
@@ -70,7 +92,9 @@ async function listenOrExit(config: AppConfig, database: Database, logger: Logge
     await app.listen({ port: config.app.port, host: config.app.host });
     return app;
   } catch (error) {
-    logger.fatal({ err: error }, 'start-up failed');
+    const problem = listenProblem(error, config.app);
+    if (problem === undefined) logger.fatal({ err: error }, 'start-up failed');
+    else process.stderr.write(`${problem}\n`);
     await app?.close().catch(() => undefined);
     await database.stop();
     process.exit(1);

@@ -450,14 +450,24 @@ describe('running the built service on the embedded PostgreSQL (contract section
         );
         const exit = await within(proc.exit, 90_000, 'exit when the port is taken');
         expect(exit.code).toBe(1);
-        const records = expectJsonLines(proc.stdout());
-        expect(
-          records.some((r) => r.msg === 'start-up failed' && JSON.stringify(r.err).includes('EADDRINUSE')),
-        ).toBe(true);
+        expect(proc.stderr()).toBe(`Cannot listen on 127.0.0.1:${port} (PORT): the port is already in use\n`);
+        expect(expectJsonLines(proc.stdout()).some((r) => r.msg === 'start-up failed')).toBe(false);
         expect(postgresOn(dataDir)).toEqual([]);
       } finally {
         blocker.close();
       }
+    });
+
+    it('names HOST in one line when it does not resolve, stops the embedded PostgreSQL and exits non-zero', async () => {
+      const dataDir = await newDataDir();
+      const env = baseEnv({ DATA_DIR: dataDir, PORT: String(await freePort()), HOST: 'host.invalid' });
+      const proc = spawnNode(built.main, [], env);
+      const exit = await within(proc.exit, 90_000, 'exit when HOST does not resolve');
+      expect(exit.code).toBe(1);
+      expect(proc.stderr()).toBe(
+        'Invalid environment variable HOST: host.invalid does not resolve to an address\n',
+      );
+      expect(postgresOn(dataDir)).toEqual([]);
     });
 
     it('surfaces an embedded PostgreSQL that cannot start, in one line, and exits non-zero', async () => {
