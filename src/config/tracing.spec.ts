@@ -37,4 +37,66 @@ describe('tracingSettings (contract section 12)', () => {
       new ConfigError('OTEL_EXPORTER_OTLP_PROTOCOL', 'must be http/protobuf or http/json'),
     );
   });
+
+  it('refuses an endpoint that is not an http(s) URL, naming the variable in use', () => {
+    for (const bad of ['notaurl', 'collector:4318', 'ftp://collector:4318', 'http://', 'http:// x']) {
+      expect(() => tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: bad })).toThrow(
+        new ConfigError('OTEL_EXPORTER_OTLP_ENDPOINT', 'must be an http:// or https:// URL'),
+      );
+    }
+    expect(() =>
+      tracingSettings({ ...endpoint, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'collector/v1/traces' }),
+    ).toThrow(new ConfigError('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'must be an http:// or https:// URL'));
+    expect(tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'HTTPS://[::1]:4318/' })).toBeDefined();
+  });
+
+  it('refuses an unknown sampler, a ratio outside 0..1 and a bad batch or time-out setting', () => {
+    const refused = (vars: Record<string, string>, variable: string) => {
+      let error: unknown;
+      try {
+        tracingSettings({ ...endpoint, ...vars });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toMatch(new RegExp(`^Invalid environment variable ${variable}: `));
+    };
+    refused({ OTEL_TRACES_SAMPLER: 'bogus' }, 'OTEL_TRACES_SAMPLER');
+    for (const arg of ['2', '-0.5', 'half', '1e-3', '...'])
+      refused(
+        { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: arg },
+        'OTEL_TRACES_SAMPLER_ARG',
+      );
+    for (const value of ['abc', '-1', '1.5', '10000000000'])
+      refused({ OTEL_BSP_SCHEDULE_DELAY: value }, 'OTEL_BSP_SCHEDULE_DELAY');
+    refused({ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '0' }, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE');
+    refused({ OTEL_EXPORTER_OTLP_TIMEOUT: 'soon' }, 'OTEL_EXPORTER_OTLP_TIMEOUT');
+  });
+
+  it('takes the standard samplers, ratios and settings as the SDK reads them', () => {
+    for (const sampler of ['always_on', 'ALWAYS_OFF', 'parentbased_traceidratio', 'traceidratio'])
+      expect(tracingSettings({ ...endpoint, OTEL_TRACES_SAMPLER: sampler })).toBeDefined();
+    for (const arg of ['0', '1', '0.25', '.5', '1.0'])
+      expect(
+        tracingSettings({
+          ...endpoint,
+          OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+          OTEL_TRACES_SAMPLER_ARG: arg,
+        }),
+      ).toBeDefined();
+    // The ratio's argument means nothing to another sampler: the SDK ignores it there.
+    expect(
+      tracingSettings({ ...endpoint, OTEL_TRACES_SAMPLER: 'always_on', OTEL_TRACES_SAMPLER_ARG: 'x' }),
+    ).toBeDefined();
+    expect(
+      tracingSettings({
+        ...endpoint,
+        OTEL_BSP_SCHEDULE_DELAY: '0',
+        OTEL_BSP_MAX_QUEUE_SIZE: '4096',
+        OTEL_EXPORTER_OTLP_TIMEOUT: '5000',
+      }),
+    ).toBeDefined();
+    // Unset tracing reads none of them.
+    expect(tracingSettings({ OTEL_TRACES_SAMPLER: 'bogus', OTEL_BSP_SCHEDULE_DELAY: 'x' })).toBeUndefined();
+  });
 });
