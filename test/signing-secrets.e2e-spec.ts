@@ -239,7 +239,7 @@ describe('Signing secrets and Standard Webhooks signatures (contract section 9)'
     await expect(getSecret(sub.id)).resolves.toBe(before);
   });
 
-  it('rotate refuses unknown fields and malformed JSON, and takes an empty body or none', async () => {
+  it('rotate refuses unknown fields and malformed JSON, and takes an empty object, an empty body or none', async () => {
     const sub = await subscribe(partner, 'https://receiver.example.com/fields');
     const res = await rotate(sub.id, partner, { key: keyOf(24), secret: 'x' }).expect(400);
     expect(res.body.errors).toEqual([{ field: 'secret', message: 'secret is not a known field' }]);
@@ -252,9 +252,23 @@ describe('Signing secrets and Standard Webhooks signatures (contract section 9)'
       .expect(400);
     const one = (await rotate(sub.id, partner, {}).expect(200)).body.key;
     const two = (await rotate(sub.id).expect(200)).body.key;
-    expect([one, two]).toEqual([expect.stringMatching(KEY), expect.stringMatching(KEY)]);
-    expect(two).not.toBe(one);
-    secretsSeen.push(one, two);
+    // A JSON Content-Type with no bytes after it (curl -H 'Content-Type: application/json' -X POST).
+    const three = (
+      await t
+        .http()
+        .post(`${PATH}/${sub.id}/secret/rotate`)
+        .set(bearer(partner))
+        .set('content-type', 'application/json')
+        .send('')
+        .expect(200)
+    ).body.key;
+    expect([one, two, three]).toEqual([
+      expect.stringMatching(KEY),
+      expect.stringMatching(KEY),
+      expect.stringMatching(KEY),
+    ]);
+    expect(new Set([one, two, three]).size).toBe(3);
+    secretsSeen.push(one, two, three);
   });
 
   it('permissions: another tenant 404, ROLE_CLIENT and ROLE_BRANCH 403, no token 401, administrators any tenant', async () => {

@@ -84,8 +84,6 @@ function fastifyMessage(error: { code?: string; message?: string; statusCode?: n
       return 'Request body is larger than 1 MB';
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return 'Content-Type must be application/json';
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return 'Request body is empty';
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return 'Content-Length does not match the body';
     case 'FST_ERR_CTP_INVALID_JSON_BODY':

@@ -65,7 +65,7 @@ export function slowClientOptions(requestTimeoutMs: number) {
 
 /**
  * The JSON body parser behind the limits of contract sections 4 and 8, checked in one pass over the
- * raw body before it is parsed: a charset other than UTF-8 is 415; bytes that are not UTF-8 are 400
+ * raw body before it is parsed: a charset other than UTF-8 is 415; an empty body is none; bytes that are not UTF-8 are 400
  * (decoding would store U+FFFD in their place: JSON text is UTF-8, RFC 8259); nesting, members of one
  * object and values in all past their limits are 400 (deep nesting overflows the stack of the
  * recursive validation that follows; many keys cost class-transformer quadratic time). A string that
@@ -78,6 +78,8 @@ export function withJsonBodyLimits<S extends RawServerBase>(
     if (!isUtf8OrUnstated(request.headers['content-type'])) {
       return done(new UnsupportedMediaTypeException('Request body must be UTF-8'), undefined);
     }
+    // No bytes is no body, as without a Content-Type: a route whose body is optional takes it.
+    if (body.length === 0) return done(null, undefined);
     if (!isUtf8(body)) return done(new BadRequestException('Request body is not valid UTF-8'), undefined);
     const shape = readJsonShape(body, JSON_BODY_LIMITS);
     const refusal = SHAPE_REFUSALS[shape];
