@@ -47,6 +47,7 @@ function differences(catalogue: Json, component: Json, components: Json, where: 
   };
   same('.description', catalogue.description, component.description);
   same('.required', catalogue.required, component.required);
+  same('.additionalProperties', catalogue.additionalProperties, component.additionalProperties);
   same(' members', Object.keys(catalogue.properties), Object.keys(component.properties));
   for (const [name, property] of Object.entries(catalogue.properties as Record<string, Json>)) {
     const documented: Json = component.properties[name] ?? {};
@@ -332,6 +333,10 @@ describe('Event-type catalogue: GET /webhooks/event-types (contract section 11)'
       expect(differences({ ...schema, description: 'x' }, components[schema.title], components, 'S')).toEqual(
         [expect.stringMatching(/^S\.description: "x" ≠ /)],
       );
+      const open = { ...components.Licence, additionalProperties: undefined };
+      expect(differences(licenceSchema, open, components, 'L')).toEqual([
+        'L.additionalProperties: false ≠ undefined',
+      ]);
     });
   });
 

@@ -6,6 +6,7 @@ import type { OpenAPIObject, OperationObject, PathItemObject, ResponseObject } f
 import { HAL_CONTENT_TYPE } from '../common/hal/hal';
 import { IS_PUBLIC } from '../common/http/public-route';
 import { API_CALLBACK_CONTENT, CallbackContent } from '../common/openapi/callbacks';
+import { closeSchemas } from '../common/openapi/closed-schemas';
 import { BEARER_SCHEME } from '../common/openapi/decorators';
 import { addErrorBodyExamples, errorBodyExample, nullableRefsAsOneOf } from '../common/openapi/document';
 import { ErrorBodySchema } from '../common/openapi/schemas';
@@ -241,6 +242,7 @@ export function createOpenApiDocument(app: INestApplication, version: string): O
     fillCallbacks(operation, contents, version);
   }
   nullableRefsAsOneOf(document);
+  closeSchemas(document);
   return document;
 }
 

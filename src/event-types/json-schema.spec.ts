@@ -1,12 +1,13 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiClosedSchema } from '../common/openapi/closed-schemas';
 import { jsonSchemaOf, JSON_SCHEMA_DIALECT } from './json-schema';
 
-@ApiSchema({ name: 'Inner', description: 'A nested model' })
+@ApiClosedSchema({ name: 'Inner', description: 'A nested model' })
 class Inner {
   @ApiProperty({ type: 'integer', minimum: 1, description: 'A count', example: 3 }) count: number;
 }
 
-@ApiSchema({ name: 'Outer' })
+@ApiClosedSchema({ name: 'Outer' })
 class Outer {
   @ApiProperty({ type: String, maxLength: 9, pattern: '^a+$', description: 'Letters' }) name: string;
   @ApiPropertyOptional({ enum: ['X', 'Y'], description: 'A choice' }) choice?: string;
@@ -22,12 +23,19 @@ class Outer {
   never: null;
 }
 
+@ApiClosedSchema({ name: 'WithArray' })
 class WithArray {
   @ApiProperty({ type: [String] }) names: string[];
 }
 
+@ApiClosedSchema({ name: 'WithNullableString' })
 class WithNullableString {
   @ApiProperty({ type: String, nullable: true }) name: string | null;
+}
+
+@ApiSchema({ name: 'Open' })
+class Open {
+  @ApiProperty({ type: String }) name: string;
 }
 
 describe('jsonSchemaOf', () => {
@@ -58,6 +66,8 @@ describe('jsonSchemaOf', () => {
   });
 
   it('refuses what it cannot write faithfully, instead of a schema that admits less or more', () => {
+    // Its OpenAPI component would admit other members: not the same schema (contract section 11).
+    expect(() => jsonSchemaOf(Open)).toThrow('Open.*: a schema not declared closed is not supported');
     expect(() => jsonSchemaOf(WithArray)).toThrow('WithArray.names: an array is not supported');
     expect(() => jsonSchemaOf(WithNullableString)).toThrow(
       'WithNullableString.name: nullable beside another type is not supported',

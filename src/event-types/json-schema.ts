@@ -1,5 +1,6 @@
 import { DECORATORS } from '@nestjs/swagger';
 import type { Type } from '@nestjs/common';
+import { isClosedSchema } from '../common/openapi/closed-schemas';
 
 /** A JSON Schema (2020-12) as plain JSON. */
 export type JsonSchema = Record<string, unknown>;
@@ -81,8 +82,12 @@ function propertySchema(
   return schema;
 }
 
-/** A model's object schema: exactly its decorated properties (a body has no other member). */
+/**
+ * A model's object schema: exactly its decorated properties (a body has no other member), so only of
+ * a model declared with ApiClosedSchema, whose OpenAPI component says the same.
+ */
 function objectSchema(model: Type<unknown>, defs: Record<string, JsonSchema>): JsonSchema {
+  if (!isClosedSchema(schemaName(model))) throw unsupported(model, '*', 'a schema not declared closed');
   const keys = (Reflect.getMetadata(DECORATORS.API_MODEL_PROPERTIES_ARRAY, model.prototype) ??
     []) as string[];
   const properties: Record<string, JsonSchema> = {};

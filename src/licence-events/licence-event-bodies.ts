@@ -1,4 +1,5 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
+import { ApiClosedSchema } from '../common/openapi/closed-schemas';
 import { ISO_DATE_TIME } from '../common/reference/formats';
 import { MAX_STRING_LENGTH, WebhookEvent } from '../common/reference/enums';
 import { LicenceDto, LicenceErrorDto } from './licence.dto';
@@ -35,7 +36,7 @@ export const ApiEventTenant = () =>
 const ApiAlwaysNull = (description: string) =>
   ApiProperty({ type: 'object', nullable: true, enum: [null], additionalProperties: false, description });
 
-@ApiSchema({
+@ApiClosedSchema({
   name: 'LicenceCreatedSuccessEvent',
   description: 'A licence was created and processed successfully: the licence, and error null',
 })
@@ -52,7 +53,7 @@ export class LicenceCreatedSuccessBody {
   error: null;
 }
 
-@ApiSchema({
+@ApiClosedSchema({
   name: 'LicenceCreatedFailedEvent',
   description: 'Creating or processing a licence failed: the error, and licence null',
 })

@@ -1,4 +1,5 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
+import { ApiClosedSchema } from '../common/openapi/closed-schemas';
 import { IsEmail, IsEnum, IsInt, IsNumber, IsString, Matches, Max, Min } from 'class-validator';
 import { Chars, MaxChars } from '../common/validation/text-rules';
 import { PHONE_NUMBER, SCHEMA_EMAIL } from '../common/reference/formats';
@@ -10,7 +11,7 @@ const POSITIVE_INT = 'must be a positive integer';
 const MAX_INT = Number.MAX_SAFE_INTEGER;
 
 /** The licence object of a published event (contract section 7), for the API and in-process events. */
-@ApiSchema({
+@ApiClosedSchema({
   name: 'Licence',
   description: 'The licence record of a LICENCE_CREATED_SUCCESS event (spec, licence object)',
 })
@@ -100,7 +101,7 @@ export class LicenceDto implements LicencePayload {
 }
 
 /** The error object of a failure event: message and type (an exception kind name). */
-@ApiSchema({
+@ApiClosedSchema({
   name: 'LicenceError',
   description: 'Why the creation of a licence failed (LICENCE_CREATED_FAILED events)',
 })
