@@ -40,7 +40,10 @@ export function isUtf8OrUnstated(contentType: string | undefined): boolean {
   return charset === undefined || charset.toLowerCase() === 'utf-8';
 }
 
-/** Contract section 8: an idle keep-alive connection is closed after 5 s. */
+/**
+ * Contract section 8: an idle keep-alive connection is closed after 5 s. Answers announce
+ * `Keep-Alive: timeout=5`; Node closes the socket 1 s past it, so that clients stop first.
+ */
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
 /** Seconds a client refused for the body budget is asked to wait: uploads end in milliseconds. */
