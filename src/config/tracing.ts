@@ -41,12 +41,13 @@ function checkStandardVariables(env: NodeJS.ProcessEnv, endpointVariable: string
   if (!/^https?:\/\/[^/?#\s]/i.test(endpoint) || !URL.canParse(endpoint)) {
     throw new ConfigError(endpointVariable, 'must be an http:// or https:// URL');
   }
-  const sampler = env.OTEL_TRACES_SAMPLER?.trim().toLowerCase();
-  if (sampler && !SAMPLERS.includes(sampler)) {
+  // As the SDK reads them: the sampler's name exactly (no trimming, no case folding), numbers by Number().
+  const sampler = env.OTEL_TRACES_SAMPLER?.trim() ? env.OTEL_TRACES_SAMPLER : undefined;
+  if (sampler !== undefined && !SAMPLERS.includes(sampler)) {
     throw new ConfigError('OTEL_TRACES_SAMPLER', `must be one of ${SAMPLERS.join(', ')}`);
   }
-  const ratio = env.OTEL_TRACES_SAMPLER_ARG?.trim();
-  if (sampler?.endsWith('traceidratio') && ratio && !(/^\d*\.?\d+$/.test(ratio) && Number(ratio) <= 1)) {
+  const ratio = env.OTEL_TRACES_SAMPLER_ARG?.trim() ? Number(env.OTEL_TRACES_SAMPLER_ARG) : undefined;
+  if (sampler?.endsWith('traceidratio') && ratio !== undefined && !(ratio >= 0 && ratio <= 1)) {
     throw new ConfigError('OTEL_TRACES_SAMPLER_ARG', 'must be a number from 0 to 1');
   }
   for (const [variable, least] of Object.entries(WHOLE_NUMBERS)) {

@@ -68,11 +68,12 @@ export function slowClientOptions(requestTimeoutMs: number) {
 
 /**
  * The JSON body parser behind the limits of contract sections 4 and 8, checked in one pass over the
- * raw body before it is parsed: a charset other than UTF-8 is 415; an empty body is none; bytes that are not UTF-8 are 400
- * (decoding would store U+FFFD in their place: JSON text is UTF-8, RFC 8259); nesting, members of one
- * object and values in all past their limits are 400 (deep nesting overflows the stack of the
- * recursive validation that follows; many keys cost class-transformer quadratic time). A string that
- * is not well-formed Unicode is 400 naming its field (the e-mail validator throws on one).
+ * raw body before it is parsed: a charset other than UTF-8 is 415; an empty body is none; bytes
+ * that are not UTF-8 are 400 (decoding would store U+FFFD in their place: JSON text is UTF-8, RFC
+ * 8259); nesting, members of one object and values in all past their limits are 400 (deep nesting
+ * overflows the stack of the recursive validation that follows; many keys cost class-transformer
+ * quadratic time). A string that is not well-formed Unicode is 400 naming its field (the e-mail
+ * validator throws on one).
  */
 export function withJsonBodyLimits<S extends RawServerBase>(
   parse: FastifyBodyParser<Buffer, S>,

@@ -1,6 +1,7 @@
 import { BadRequestException, createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { ValidationFailedException } from '../errors/validation-failed.exception';
+import { isPlainJsonObject, NOT_AN_OBJECT } from './validation.pipe';
 
 /**
  * The body of a route that takes none: nothing, or an empty JSON object. Any field of one is unknown,
@@ -10,9 +11,7 @@ import { ValidationFailedException } from '../errors/validation-failed.exception
 export const NoBody = createParamDecorator((_data: unknown, context: ExecutionContext): undefined => {
   const { body } = context.switchToHttp().getRequest<FastifyRequest>();
   if (body === undefined) return undefined;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new BadRequestException('Request body must be a JSON object');
-  }
+  if (!isPlainJsonObject(body)) throw new BadRequestException(NOT_AN_OBJECT);
   const fields = Object.keys(body);
   if (fields.length > 0) {
     throw new ValidationFailedException(

@@ -13,7 +13,7 @@ import { ValidationFailedException } from '../errors/validation-failed.exception
 class StrictValidationPipe extends ValidationPipe {
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' && value !== undefined && !isPlainJsonObject(value)) {
-      throw new BadRequestException('Request body must be a JSON object');
+      throw new BadRequestException(NOT_AN_OBJECT);
     }
     return super.transform(value, metadata);
   }
@@ -23,7 +23,10 @@ class StrictValidationPipe extends ValidationPipe {
   }
 }
 
-const isPlainJsonObject = (value: unknown) =>
+/** What a body that is not a JSON object (null, an array, a string) is answered: 400. */
+export const NOT_AN_OBJECT = 'Request body must be a JSON object';
+
+export const isPlainJsonObject = (value: unknown): value is object =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
