@@ -99,6 +99,26 @@ export const nonObjectBodies: Category<string> = {
   }),
 };
 
+// ---- a body where the operation takes none -----------------------------------------------------
+
+/**
+ * Contract section 4: any unknown field is a 400 naming it, so on an operation that documents no
+ * body, every field of one is. GET bodies are never read (Fastify does not parse them).
+ */
+export const bodiesWhereNone: Category<Record<string, unknown>> = {
+  name: 'a body with fields where the operation takes none',
+  applies: (op) => op.body === undefined && op.method.toUpperCase() !== 'GET',
+  runs: 4,
+  specs: () => unknownFields,
+  examples: () => [{ foo: 1 }],
+  build: (target, fields) => ({
+    request: request(target, { body: JSON.stringify(fields) }),
+    // The logout fixture's token was revoked when the sweep logged it out: its guard answers first.
+    expected: target.op.id === 'Auth_logout' ? [400, 401] : [400],
+    why: 'every field is unknown where no body is taken (contract section 4)',
+  }),
+};
+
 // ---- fields: missing, mistyped, odd, unknown ----------------------------------------------------
 
 export type FieldMutation =
@@ -441,6 +461,7 @@ export const headerVariants: Category<HeaderSpec> = {
 
 export const CATEGORIES = [
   nonObjectBodies,
+  bodiesWhereNone,
   fieldMutations,
   mediaTypes,
   pathIds,
