@@ -187,10 +187,43 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
       headerName: 'X-Partner-Key',
       maxDeliveriesPerSecond: 5, // the toggle's PUT leaves it out: kept
     });
+    // Changed elsewhere while the page shows the old copy: enabling it must not undo that.
+    const { name, url, events, headerName } = body;
+    await t
+      .http()
+      .put(`/webhooks/subscriptions/${subscriptionId}`)
+      .set('authorization', `Bearer ${partner.token}`)
+      .send({ name, url, events, headerName, active: false, description: 'Changed elsewhere' })
+      .expect(200);
     await page.getByRole('button', { name: /^Enable/ }).click();
     await status(page, /ERP hook v2 is now enabled/).waitFor();
     body = (await api(partner.token).get(`/webhooks/subscriptions/${subscriptionId}`).expect(200)).body;
-    expect(body.active).toBe(true);
+    expect(body).toMatchObject({
+      active: true,
+      description: 'Changed elsewhere',
+      headerName: 'X-Partner-Key',
+    });
+  });
+
+  it('asks for the value again when a kept header is renamed: the browser refuses to save without it', async () => {
+    await page.getByRole('link', { name: /^Edit/ }).click();
+    await heading(page, 'Edit ERP hook v2').waitFor();
+    await page.getByLabel('Header name').fill('X-Partner-Key-2');
+    const value = page.getByLabel(/^Header value \(a renamed header needs its value again/);
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    expect(
+      await value.evaluate(
+        (input) => (input as unknown as { validity: { valueMissing: boolean } }).validity.valueMissing,
+      ),
+    ).toBe(true);
+    await heading(page, 'Edit ERP hook v2').waitFor(); // not saved
+    // The stored name again: nothing to ask, the field goes.
+    await page.getByLabel('Header name').fill('X-Partner-Key');
+    expect(await value.count()).toBe(0);
+    await page.getByRole('link', { name: 'Cancel' }).click();
+    await heading(page, 'ERP hook v2').waitFor();
+    const body = (await api(partner.token).get(`/webhooks/subscriptions/${subscriptionId}`).expect(200)).body;
+    expect(body.headerName).toBe('X-Partner-Key');
   });
 
   it('sends a test event and shows its outcome once recorded; the receiver got the kept header', async () => {
@@ -285,6 +318,13 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
     await page.getByLabel('Health').selectOption('FAILING');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await card.getByText('Failing (2 failed attempts in a row)').waitFor();
+    // The filter is in the URL: Back from a subscription comes to the same filtered list.
+    expect(new URL(page.url()).searchParams.get('health')).toBe('FAILING');
+    await card.getByRole('link', { name: 'ERP hook v2', exact: true }).click();
+    await heading(page, 'ERP hook v2').waitFor();
+    await page.goBack();
+    await card.getByText('Failing (2 failed attempts in a row)').waitFor();
+    expect(await page.getByLabel('Health').inputValue()).toBe('FAILING');
 
     receiver.behaviour = { status: 200 };
     await card.getByRole('link', { name: 'ERP hook v2', exact: true }).click();
@@ -382,6 +422,50 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
       expect(await p.getByRole('link', { name: 'Other tenant hook', exact: true }).count()).toBe(0);
     } finally {
       await adminPage.context.close();
+    }
+  });
+
+  it('turns pages by keyboard with the focus kept on the pager, Back returns, and another tenant starts at page 1', async () => {
+    const pager = await t.createUser();
+    for (let i = 0; i < 21; i++) {
+      await t
+        .http()
+        .post('/webhooks/subscriptions')
+        .set('authorization', `Bearer ${pager.token}`)
+        .send({
+          name: `Paged ${i}`,
+          url: receiver.url('/paged'),
+          events: [WebhookEvent.LICENCE_CREATED_SUCCESS],
+        })
+        .expect(200);
+    }
+    const pagerPage = await newPage();
+    try {
+      const p = pagerPage.page;
+      await logIn(p, pager);
+      await p.getByText('21 subscriptions, page 1 of 2').waitFor();
+      await p.getByRole('button', { name: 'Next page' }).focus();
+      await p.keyboard.press('Enter');
+      await p.getByText('21 subscriptions, page 2 of 2').waitFor();
+      // Next is disabled on the last page: the focus moved to Previous, not to the page's start.
+      expect(await p.evaluate('document.activeElement?.textContent')).toBe('Previous page');
+      expect(new URL(p.url()).searchParams.get('page')).toBe('2');
+      await p.goBack();
+      await p.getByText('21 subscriptions, page 1 of 2').waitFor();
+      await p.goForward();
+      await p.getByText('21 subscriptions, page 2 of 2').waitFor();
+
+      await p.getByRole('button', { name: 'Log out' }).click();
+      await logIn(p, admin);
+      await p.goto(`${t.url}/portal/subscriptions?page=2`);
+      await p.getByText(/subscriptions, page 2 of /).waitFor();
+      await p.getByLabel('Tenant (empty: all)').fill(other.tenant);
+      await p.getByRole('button', { name: 'Switch tenant' }).click();
+      await p.getByText('1 subscription', { exact: true }).waitFor();
+      await p.getByRole('link', { name: 'Other tenant hook', exact: true }).waitFor();
+      expect(new URL(p.url()).searchParams.has('page')).toBe(false);
+    } finally {
+      await pagerPage.context.close();
     }
   });
 

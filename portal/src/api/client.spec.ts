@@ -104,14 +104,18 @@ describe('ApiClient (openapi-fetch, typed by the OpenAPI document)', () => {
     await expect(empty.api.me()).rejects.toMatchObject({ status: 502 });
   });
 
-  it('logs out with POST /auth/logout and the token, whatever the service answers', async () => {
-    for (const respond of [
-      () => answer(204, undefined),
-      () => answer(404, {}),
-      () => Promise.reject(new Error('down')),
-    ]) {
+  it('logs out with POST /auth/logout and the token, and says why when the token was not revoked', async () => {
+    for (const [respond, failure] of [
+      [() => answer(204, undefined), undefined],
+      [() => answer(401, {}), undefined], // already refused: nothing left to revoke
+      [() => answer(429, { message: 'slow down' }), 'Too many requests: wait a minute before trying again.'],
+      [
+        () => Promise.reject(new Error('down')),
+        'The service could not be reached. Check your connection and try again.',
+      ],
+    ] as const) {
       const { api, calls, paths, ended } = client(respond, null);
-      await expect(api.logout('the.token')).resolves.toBeUndefined();
+      expect((await api.logout('the.token'))?.message).toBe(failure);
       expect(paths()).toEqual(['/auth/logout']);
       expect(calls[0].method).toBe('POST');
       expect(calls[0].headers.get('Authorization')).toBe('Bearer the.token');

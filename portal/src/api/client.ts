@@ -72,15 +72,22 @@ function sessionCalls(http: Http, baseUrl: string, send: (request: Request) => P
     me: (token?: string) => answer(http.GET('/auth/me', token ? { headers: bearer(token) } : {})),
 
     /**
-     * POST /auth/logout (contract section 8), whatever it answers: the portal forgets the token
-     * anyway. Not in the OpenAPI document on every version of the service, hence a plain request.
+     * POST /auth/logout (contract section 8). Undefined once the service refuses the token from now
+     * on (revoked, or already invalid: 401); otherwise why it was not revoked (a 429, the service
+     * unreachable), for the portal to say so: it forgets the token either way. Not in the OpenAPI
+     * document on every version of the service, hence a plain request.
      */
-    logout: async (token: string): Promise<void> => {
+    logout: async (token: string): Promise<ApiError | undefined> => {
+      let response: Response;
       try {
-        await send(new Request(`${baseUrl}/auth/logout`, { method: 'POST', headers: bearer(token) }));
+        response = await send(
+          new Request(`${baseUrl}/auth/logout`, { method: 'POST', headers: bearer(token) }),
+        );
       } catch {
-        // Forgotten all the same.
+        return new ApiError(0, undefined);
       }
+      if (response.ok || response.status === 401) return undefined;
+      return ApiError.fromResponse(response, await response.json().catch(() => undefined));
     },
 
     /** Administrators: the tenants their users belong to (the first 100 users). */

@@ -43,8 +43,17 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       setNotice(undefined);
     },
     logout: () => {
-      if (session) void api.logout(session.token);
+      const token = session?.token;
       end();
+      if (token === undefined) return;
+      void api.logout(token).then((failure) => {
+        if (failure) {
+          setNotice(
+            `Logged out of this page, but the service did not revoke the token: ${failure.message} ` +
+              'It stays valid until it expires.',
+          );
+        }
+      });
     },
   };
 

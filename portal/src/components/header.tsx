@@ -1,21 +1,26 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { FormEvent } from 'react';
-import { Link } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { queryKeys } from '../api/query-keys';
 import { useApi, useSession } from '../hooks/use-session';
 
-/** Administrators: which tenant the portal shows (this picker is the only place that changes it). */
 /** Administrators: which tenant the portal shows (this picker is the only place that changes it). */
 function TenantPicker() {
   const api = useApi();
   const { tenant, setTenant } = useSession();
   const known = useQuery({ queryKey: queryKeys.tenants, queryFn: api.tenants });
   const [draft, setDraft] = useState(tenant);
+  const [params, setParams] = useSearchParams();
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setDraft(draft.trim());
     setTenant(draft.trim());
+    // Another tenant's list starts at its first page.
+    if (params.has('page')) {
+      params.delete('page');
+      setParams(params);
+    }
   };
   return (
     <form className="tenant" onSubmit={submit} aria-label="Tenant">

@@ -89,11 +89,16 @@ function HeaderFields({ draft, edit, existing }: FieldsProps) {
       )}
       {sendsHeaderValue(draft, existing) && (
         <>
-          <label htmlFor="sub-header-value">Header value</label>
+          <label htmlFor="sub-header-value">
+            {draft.headerChoice === 'keep'
+              ? 'Header value (a renamed header needs its value again: the stored one goes with the old name)'
+              : 'Header value'}
+          </label>
           <input
             id="sub-header-value"
             type="password"
             autoComplete="off"
+            required={draft.headerName.trim() !== ''}
             maxLength={255}
             value={draft.headerValue}
             onChange={(e) => edit({ headerValue: e.target.value })}

@@ -56,8 +56,11 @@ export function useAttemptWatch(id: number, trigger: Trigger, sentText: string) 
   const recordId = record?.id;
   const polls = queryClient.getQueryState(pollKey)?.dataUpdateCount ?? 0;
 
+  // The new record changes the history and the subscription's health: both are read again.
   useEffect(() => {
-    if (recordId !== undefined) void queryClient.invalidateQueries({ queryKey: queryKeys.deliveries(id) });
+    if (recordId === undefined) return;
+    void queryClient.invalidateQueries({ queryKey: queryKeys.deliveries(id) });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.subscription(id) });
   }, [queryClient, id, recordId]);
 
   let status: string | undefined;

@@ -16,7 +16,10 @@ export function useSubscriptionActions(onDeleted?: () => void) {
         await api.deleteSubscription(s.id);
         return `${s.name} was deleted.`;
       }
-      const saved = await api.updateSubscription(s.id, toBody(s, { active: !s.active }));
+      // PUT replaces the whole subscription: built from the stored one read just now, not from the
+      // copy on screen, so a change made elsewhere meanwhile (its URL, say) is not undone.
+      const current = await api.subscription(s.id);
+      const saved = await api.updateSubscription(s.id, toBody(current, { active: !s.active }));
       queryClient.setQueryData(queryKeys.subscription(s.id), saved);
       return `${s.name} is now ${s.active ? 'disabled' : 'enabled'}.`;
     },

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { FormEvent } from 'react';
-import { Link } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import type { ActiveFilter, HealthFilter } from '../api/types';
 import { ErrorMessage, StatusMessage } from '../components/error-message';
 import { HealthBadge } from '../components/health-badge';
@@ -13,10 +13,35 @@ import { useSubscriptionList } from '../hooks/use-subscriptions';
 
 type Search = { index: string; active: ActiveFilter; health: HealthFilter };
 
-function SearchForm({ onSearch }: { onSearch: (search: Search) => void }) {
-  const [index, setIndex] = useState('');
-  const [active, setActive] = useState<ActiveFilter>('');
-  const [health, setHealth] = useState<HealthFilter>('');
+/**
+ * The list's search and page live in the URL (`?q=…&state=…&health=…&page=…`, the page counted
+ * from 1): Back returns to the page and filters left, and a list can be linked to or reloaded.
+ */
+function useListState(): [Search & { page: number }, (search: Search, page?: number) => void] {
+  const [params, setParams] = useSearchParams();
+  const state = params.get('state');
+  const health = params.get('health');
+  const current = {
+    index: params.get('q') ?? '',
+    active: (state === 'true' || state === 'false' ? state : '') as ActiveFilter,
+    health: (['FAILING', 'HEALTHY', 'UNKNOWN'].includes(health ?? '') ? health : '') as HealthFilter,
+    page: Math.max(0, Math.floor(Number(params.get('page') ?? 1) - 1) || 0),
+  };
+  const show = (search: Search, page = 0) => {
+    const next = new URLSearchParams();
+    if (search.index) next.set('q', search.index);
+    if (search.active) next.set('state', search.active);
+    if (search.health) next.set('health', search.health);
+    if (page > 0) next.set('page', String(page + 1));
+    setParams(next);
+  };
+  return [current, show];
+}
+
+function SearchForm({ applied, onSearch }: { applied: Search; onSearch: (search: Search) => void }) {
+  const [index, setIndex] = useState(applied.index);
+  const [active, setActive] = useState<ActiveFilter>(applied.active);
+  const [health, setHealth] = useState<HealthFilter>(applied.health);
   const search = (event: FormEvent) => {
     event.preventDefault();
     onSearch({ index: index.trim(), active, health });
@@ -52,15 +77,10 @@ function SearchForm({ onSearch }: { onSearch: (search: Search) => void }) {
 export function SubscriptionsPage() {
   const { tenant } = useSession();
   const admin = useIsAdministrator();
-  const [applied, setApplied] = useState<Search>({ index: '', active: '', health: '' });
-  const [page, setPage] = useState(0);
+  const [{ page, ...applied }, show] = useListState();
   const list = useSubscriptionList({ ...applied, page, tenant: admin ? tenant : '' });
   const actions = useSubscriptionActions();
   useDocumentTitle('Subscriptions');
-  const search = (next: Search) => {
-    setPage(0);
-    setApplied(next);
-  };
 
   return (
     <>
@@ -70,7 +90,8 @@ export function SubscriptionsPage() {
           New subscription
         </Link>
       </p>
-      <SearchForm onSearch={search} />
+      {/* Keyed by the applied search: Back to another search shows that one in the form. */}
+      <SearchForm key={JSON.stringify(applied)} applied={applied} onSearch={(search) => show(search)} />
       {applied.active && applied.index && (
         <p className="hint">
           The name filter applies to the list of every state only; the state filter is shown.
@@ -78,7 +99,13 @@ export function SubscriptionsPage() {
       )}
       <StatusMessage>{actions.status}</StatusMessage>
       <ErrorMessage error={actions.error} />
-      <PagedList query={list} label="Subscriptions" one="subscription" many="subscriptions" onPage={setPage}>
+      <PagedList
+        query={list}
+        label="Subscriptions"
+        one="subscription"
+        many="subscriptions"
+        onPage={(next) => show(applied, next)}
+      >
         {(s) => (
           <li key={s.id} className="card">
             <h2>
