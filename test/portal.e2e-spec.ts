@@ -67,8 +67,8 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
     p.on('request', (request) => requestedUrls.push(request.url()));
   };
 
-  const newPage = async (viewport = { width: 1100, height: 900 }) => {
-    const c = await browser.newContext({ viewport, timezoneId: 'UTC', locale: 'en-GB' });
+  const newPage = async (viewport = { width: 1100, height: 900 }, timezoneId = 'UTC') => {
+    const c = await browser.newContext({ viewport, timezoneId, locale: 'en-GB' });
     c.setDefaultTimeout(UI_TIMEOUT);
     const p = await c.newPage();
     watch(p);
@@ -281,7 +281,7 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
 
     await page.goto(`${t.url}/portal/subscriptions/${subscriptionId}`); // a deep link, same session
     await heading(page, 'ERP hook v2').waitFor();
-    await page.getByLabel('Since (your local time)').fill(since);
+    await page.getByLabel('Recover since (UTC)').fill(since);
     await page.getByRole('button', { name: 'Recover failed deliveries' }).click();
     await page.getByRole('button', { name: 'Yes, send them again' }).click();
     await status(page, /^2 failed deliveries are being sent again/).waitFor();
@@ -298,6 +298,27 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.getByText(/^\d+ deliveries$/).waitFor();
     await page.screenshot({ path: join(screenshots, 'portal-deliveries.png'), fullPage: true });
+  });
+
+  it('reads its time fields as UTC, the time it shows, in a browser in another time zone', async () => {
+    const elsewhere = await newPage(undefined, 'America/Sao_Paulo');
+    try {
+      const p = elsewhere.page;
+      await logIn(p, partner);
+      await p.goto(`${t.url}/portal/subscriptions/${subscriptionId}`);
+      await heading(p, 'ERP hook v2').waitFor();
+      await p.getByLabel('Sent since (UTC)').fill('2026-11-29T22:52');
+      const [filtered] = await Promise.all([
+        p.waitForRequest((r) => r.url().includes('since=')),
+        p.getByRole('button', { name: 'Apply filters' }).click(),
+      ]);
+      expect(new URL(filtered.url()).searchParams.get('since')).toBe('2026-11-29T22:52:00.000Z');
+      await p.getByLabel('Recover since (UTC)').fill('2026-11-29T22:40');
+      await p.getByRole('button', { name: 'Recover failed deliveries' }).click();
+      await p.getByText('Send again every failed delivery since 2026-11-29 22:40:00 UTC?').waitFor();
+    } finally {
+      await elsewhere.context.close();
+    }
   });
 
   it('shows health on the list and the page, and recovers everything since it started failing in one step', async () => {

@@ -1,11 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { answerText, formatTime, localInputToIso, outcomeText } from './format';
+import { answerText, formatTime, outcomeText, utcInputToIso } from './format';
 
 describe('small conversions', () => {
-  it('reads a datetime-local value as local time, and nothing from an empty or bad one', () => {
-    expect(localInputToIso('2026-11-25T13:05')).toBe(new Date(2026, 10, 25, 13, 5).toISOString());
-    expect(localInputToIso('')).toBeUndefined();
-    expect(localInputToIso('not a date')).toBeUndefined();
+  it('reads a datetime-local value as UTC, and nothing from an empty or bad one', () => {
+    expect(utcInputToIso('2026-11-25T13:05')).toBe('2026-11-25T13:05:00.000Z');
+    expect(utcInputToIso('2026-11-25T13:05:09')).toBe('2026-11-25T13:05:09.000Z');
+    expect(utcInputToIso('')).toBeUndefined();
+    expect(utcInputToIso('not a date')).toBeUndefined();
+    expect(utcInputToIso('2026-13-45T25:99')).toBeUndefined();
   });
 
   it('writes a UTC instant short', () => {

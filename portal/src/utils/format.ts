@@ -4,10 +4,13 @@ import type { Delivery } from '../api/types';
 export const formatTime = (iso: string | null | undefined) =>
   iso ? iso.replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC') : '—';
 
-/** A datetime-local input's value (the browser's local time) as an ISO 8601 UTC instant. */
-export function localInputToIso(value: string): string | undefined {
-  if (!value) return undefined;
-  const date = new Date(value);
+/**
+ * A datetime-local input's value read as UTC, the time every page shows (formatTime), whatever the
+ * browser's own time zone: an ISO 8601 instant, or undefined when empty or not a date-time.
+ */
+export function utcInputToIso(value: string): string | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(value)) return undefined;
+  const date = new Date(`${value}Z`);
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }
 

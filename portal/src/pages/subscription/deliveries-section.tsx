@@ -5,7 +5,7 @@ import { DELIVERY_STATUSES, EVENT_TYPES, TRIGGERS } from '../../api/types';
 import type { DeliveryFilters, DeliveryStatus, Trigger, WebhookEvent } from '../../api/types';
 import { PagedList } from '../../components/paged-list';
 import { useDeliveryList } from '../../hooks/use-deliveries';
-import { answerText, formatTime, localInputToIso } from '../../utils/format';
+import { answerText, formatTime, utcInputToIso } from '../../utils/format';
 
 interface FilterDraft {
   status: DeliveryStatus | '';
@@ -21,8 +21,8 @@ const toFilters = (draft: FilterDraft): DeliveryFilters => ({
   status: draft.status || undefined,
   eventType: draft.eventType || undefined,
   trigger: draft.trigger || undefined,
-  since: localInputToIso(draft.since),
-  until: localInputToIso(draft.until),
+  since: utcInputToIso(draft.since),
+  until: utcInputToIso(draft.until),
 });
 
 /** The filters as typed; applied (with Apply filters) they choose the records listed. */
@@ -57,11 +57,11 @@ function FilterForm({
       {choice('eventType', 'Event type', EVENT_TYPES)}
       {choice('trigger', 'Trigger', TRIGGERS)}
       <div>
-        <label htmlFor="filter-since">Sent since</label>
+        <label htmlFor="filter-since">Sent since (UTC)</label>
         <input id="filter-since" type="datetime-local" value={draft.since} onChange={set('since')} />
       </div>
       <div>
-        <label htmlFor="filter-until">Sent before</label>
+        <label htmlFor="filter-until">Sent before (UTC)</label>
         <input id="filter-until" type="datetime-local" value={draft.until} onChange={set('until')} />
       </div>
       <div className="actions">

@@ -4,13 +4,13 @@ import { queryKeys } from '../../api/query-keys';
 import { ConfirmButton } from '../../components/confirm-button';
 import { ErrorMessage, StatusMessage } from '../../components/error-message';
 import { useApi } from '../../hooks/use-session';
-import { localInputToIso } from '../../utils/format';
+import { formatTime, utcInputToIso } from '../../utils/format';
 
 export function RecoverSection({ id }: { id: number }) {
   const api = useApi();
   const queryClient = useQueryClient();
   const [since, setSince] = useState('');
-  const sinceIso = localInputToIso(since);
+  const sinceIso = utcInputToIso(since);
   const recovery = useMutation({
     mutationFn: (from: string) => api.recover(id, from),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.deliveries(id) }),
@@ -22,7 +22,7 @@ export function RecoverSection({ id }: { id: number }) {
       <p>Sends again every event since the chosen time whose latest delivery to this subscription failed.</p>
       <div className="filters">
         <div>
-          <label htmlFor="recover-since">Since (your local time)</label>
+          <label htmlFor="recover-since">Recover since (UTC)</label>
           <input
             id="recover-since"
             type="datetime-local"
@@ -32,7 +32,7 @@ export function RecoverSection({ id }: { id: number }) {
         </div>
         <ConfirmButton
           label="Recover failed deliveries"
-          question={`Send again every failed delivery since ${sinceIso ?? 'the chosen time'}?`}
+          question={`Send again every failed delivery since ${sinceIso ? formatTime(sinceIso) : 'the chosen time'}?`}
           confirmLabel="Yes, send them again"
           onConfirm={() => sinceIso && recovery.mutate(sinceIso)}
           disabled={!sinceIso}
