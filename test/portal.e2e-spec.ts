@@ -176,6 +176,7 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
     await page.getByRole('button', { name: 'Save changes' }).click();
     await heading(page, 'ERP hook v2').waitFor();
     await page.getByText('X-Partner-Key (value hidden)').waitFor();
+    expect(await page.locator('dt:text("Most deliveries per second") + dd').textContent()).toBe('5');
 
     await page.getByRole('button', { name: /^Disable/ }).click();
     await status(page, /ERP hook v2 is now disabled/).waitFor();
@@ -552,7 +553,9 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
     await heading(page, 'Subscriptions').waitFor();
   });
 
-  it('logs out: the token leaves session storage and was never in a URL', async () => {
+  it('logs out: the token leaves session storage and was never in a URL; the next login starts afresh', async () => {
+    await page.goto(`${t.url}/portal/subscriptions/${subscriptionId}`);
+    await heading(page, 'ERP hook v2').waitFor();
     const token = await page.evaluate<string | null>("sessionStorage.getItem('portal.session')");
     expect(token).toBeTruthy();
     const loggedOut = page.waitForRequest((r) => r.method() === 'POST' && r.url() === `${t.url}/auth/logout`);
@@ -563,6 +566,13 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
     expect(await page.evaluate<number>('sessionStorage.length')).toBe(0);
     const jwt = JSON.parse(token!).token as string;
     expect(requestedUrls.filter((u) => u.includes(jwt) || /token=/i.test(u))).toEqual([]);
+    // A deliberate logout leaves no page behind for whoever logs in next on this tab.
+    await page.getByLabel('E-mail').fill(other.email);
+    await page.getByLabel('Password').fill(other.password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await heading(page, 'Subscriptions').waitFor();
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await heading(page, /Log in/).waitFor();
     await page.goto(`${t.url}/portal/subscriptions`);
     await heading(page, /Log in/).waitFor();
   });

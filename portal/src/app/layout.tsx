@@ -27,10 +27,14 @@ export function Layout() {
   );
 }
 
-/** The pages behind the login: without a session, the login page, which comes back here after. */
+/**
+ * The pages behind the login: without a session, the login page, which comes back here after (a deep
+ * link, an expired session), unless the session was ended by a logout: whoever logs in next on this
+ * tab starts at the list, not on the page the last user had open.
+ */
 export function RequireSession() {
-  const { session } = useSession();
+  const { session, loggedOut } = useSession();
   const location = useLocation();
-  if (!session) return <Navigate to="/login" replace state={{ from: location }} />;
+  if (!session) return <Navigate to="/login" replace state={loggedOut ? undefined : { from: location }} />;
   return <Outlet />;
 }

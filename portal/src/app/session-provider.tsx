@@ -13,12 +13,14 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const [session, setSession] = useState<Session | undefined>(loadSession);
   const [tenant, setTenantState] = useState(loadTenant);
   const [notice, setNotice] = useState<string>();
+  const [loggedOut, setLoggedOut] = useState(false);
 
   const [end] = useState(() => (why?: string) => {
     saveSession(undefined);
     setSession(undefined);
     setTenantState('');
     setNotice(why);
+    setLoggedOut(why === undefined);
     // Nothing one user saw stays for the next one in this tab.
     queryClient.clear();
   });
@@ -33,6 +35,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     session,
     tenant,
     notice,
+    loggedOut,
     setTenant: (t) => {
       saveTenant(t);
       setTenantState(t);
@@ -41,6 +44,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       saveSession(s);
       setSession(s);
       setNotice(undefined);
+      setLoggedOut(false);
     },
     logout: () => {
       const token = session?.token;

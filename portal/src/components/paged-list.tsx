@@ -17,7 +17,8 @@ export function PagedList<T>(props: {
   const { error, isPending, data } = props.query;
   return (
     <>
-      <ErrorMessage error={error} />
+      {/* With a page on screen, a failed turn (a 429, say) is said beside the pager, where it was asked. */}
+      {!data && <ErrorMessage error={error} />}
       {isPending && <p>Loading…</p>}
       {data && (
         <>
@@ -25,6 +26,7 @@ export function PagedList<T>(props: {
           <ul className="cards" aria-label={props.label}>
             {data.content.map(props.children)}
           </ul>
+          <ErrorMessage error={error} />
           <Pager page={data.number} last={data.last} onPage={props.onPage} />
         </>
       )}

@@ -12,6 +12,8 @@ export interface SessionContextValue {
   logout(): void;
   /** A one-time notice for the login page (why the session ended). */
   notice: string | undefined;
+  /** The session ended by a logout, not by expiry: the next login starts afresh, at the list. */
+  loggedOut: boolean;
 }
 
 export const SessionContext = createContext<SessionContextValue | undefined>(undefined);

@@ -91,9 +91,11 @@ export function DeliveriesSection({ id }: { id: number }) {
           <li key={d.id} className="card delivery">
             <p>
               <span className={d.status === 'SUCCESS' ? 'badge ok' : 'badge failed'}>{d.status}</span>{' '}
-              <Link to={`/subscriptions/${id}/deliveries/${d.id}`}>
+              <Link
+                to={`/subscriptions/${id}/deliveries/${d.id}`}
+                aria-label={`${d.eventType}, delivery ${d.id}`}
+              >
                 {d.eventType}
-                <span className="visually-hidden">, delivery {d.id}</span>
               </Link>
             </p>
             <p className="muted">

@@ -10,6 +10,8 @@ export function SubscriptionDetails({ s }: { s: Subscription }) {
       <dd className="url">{s.url}</dd>
       <dt>Events</dt>
       <dd>{s.events.join(', ')}</dd>
+      <dt>Most deliveries per second</dt>
+      <dd>{s.maxDeliveriesPerSecond ?? 'no limit'}</dd>
       <dt>Custom header</dt>
       <dd>{s.headerName ? `${s.headerName} (value hidden)` : 'none'}</dd>
       {s.description && (

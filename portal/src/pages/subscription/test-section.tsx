@@ -20,7 +20,7 @@ export function TestSection({ id }: { id: number }) {
       <h2 id="test-heading">Test event</h2>
       <form className="filters" onSubmit={send}>
         <div>
-          <label htmlFor="test-type">Event type</label>
+          <label htmlFor="test-type">Test event type</label>
           <select
             id="test-type"
             value={eventType}
