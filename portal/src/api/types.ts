@@ -7,6 +7,7 @@ import type { components } from './schema.gen';
 export {
   deliveryStatusValues as DELIVERY_STATUSES,
   deliveryTriggerValues as TRIGGERS,
+  subscriptionHealthStatusValues as HEALTH_STATUSES,
   webhookEventValues as EVENT_TYPES,
 } from './schema.gen';
 

@@ -18,8 +18,9 @@ function TenantPicker() {
     setTenant(draft.trim());
     // Another tenant's list starts at its first page.
     if (params.has('page')) {
-      params.delete('page');
-      setParams(params);
+      const next = new URLSearchParams(params);
+      next.delete('page');
+      setParams(next);
     }
   };
   return (

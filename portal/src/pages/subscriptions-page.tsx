@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
+import { HEALTH_STATUSES } from '../api/types';
 import type { ActiveFilter, HealthFilter } from '../api/types';
 import { ErrorMessage, StatusMessage } from '../components/error-message';
 import { HealthBadge } from '../components/health-badge';
@@ -24,7 +25,7 @@ function useListState(): [Search & { page: number }, (search: Search, page?: num
   const current = {
     index: params.get('q') ?? '',
     active: (state === 'true' || state === 'false' ? state : '') as ActiveFilter,
-    health: (['FAILING', 'HEALTHY', 'UNKNOWN'].includes(health ?? '') ? health : '') as HealthFilter,
+    health: (HEALTH_STATUSES.find((status) => status === health) ?? '') as HealthFilter,
     page: Math.max(0, Math.floor(Number(params.get('page') ?? 1) - 1) || 0),
   };
   const show = (search: Search, page = 0) => {
