@@ -174,6 +174,31 @@ describe('ClaimSchedule', () => {
       expect(schedule.claimsAfterDelivery(finished)).toBe(true);
     });
 
+    it('weighs a delivery that finished while a claim ran against what that claim left', () => {
+      const { schedule } = scheduleOf();
+      schedule.beginClaim();
+      expect(schedule.claimsAfterDelivery(finished)).toBe(false); // not while the claim runs
+      schedule.claimEnded(tookEverything); // it took every due job in reach: nothing left to claim
+      expect(schedule.wantsClaim).toBe(false);
+
+      schedule.beginClaim();
+      schedule.claimsAfterDelivery(finished);
+      schedule.claimEnded({ ...tookEverything, skipped: skipped({ subscriptions: [2] }) });
+      expect(schedule.wantsClaim).toBe(false); // no room for the owner skipped at its cap
+
+      schedule.beginClaim();
+      schedule.claimsAfterDelivery(finished);
+      schedule.claimEnded({ ...tookEverything, skipped: skipped({ subscriptions: [1] }) });
+      expect(schedule.wantsClaim).toBe(true); // room for it: its own delivery ended
+    });
+
+    it('claims on finished deliveries again once a claim failed', () => {
+      const { schedule } = scheduleOf();
+      schedule.beginClaim();
+      schedule.claimFailed();
+      expect(schedule.claimsAfterDelivery(finished)).toBe(true);
+    });
+
     it('follows a finished delivery when there was no room to claim, once there is', () => {
       const { schedule, occupancy } = scheduleOf();
       schedule.beginClaim();

@@ -49,7 +49,8 @@ function givesRoom(skipped: SkippedOwners, finished: AdmissionKey): boolean {
  * - Another claim follows a claim that filled its batch or left due jobs in its window; otherwise a
  *   finished delivery claims again only if it may have given room to an owner the claim skipped at
  *   its cap (its jobs wait for that room: the delivery was the owner's own, or any for a tenant), or
- *   if there was no room to claim at all.
+ *   if there was no room to claim at all. A delivery that finishes while a claim runs is weighed
+ *   when that claim ends, against what it found.
  */
 export class ClaimSchedule {
   /** Another claim is wanted once the running one ends. */
@@ -60,6 +61,10 @@ export class ClaimSchedule {
   private skipped: SkippedOwners | undefined;
   /** Jobs may have been published or handed back since the last claim began. */
   private fresh = true;
+  /** A claim runs: between beginClaim (with room) and claimEnded or claimFailed. */
+  private claiming = false;
+  /** The deliveries that finished while it ran, weighed when it ends. */
+  private finishedWhileClaiming: AdmissionKey[] = [];
   private readonly inFlight: WorkerHoldings['inFlight'];
   private readonly queue: WorkerHoldings['queue'];
   private readonly policy: WorkerHoldings['policy'];
@@ -96,6 +101,11 @@ export class ClaimSchedule {
 
   /** A delivery (of `finished`) ended: whether its slot should go to a claim. */
   claimsAfterDelivery(finished: AdmissionKey): boolean {
+    if (this.claiming) {
+      // The running claim sees every due job: only what it leaves tells whether this slot claims.
+      this.finishedWhileClaiming.push(finished);
+      return false;
+    }
     const waiting = this.backlog || (this.skipped !== undefined && givesRoom(this.skipped, finished));
     return waiting && this.roomToClaim() > 0;
   }
@@ -119,6 +129,7 @@ export class ClaimSchedule {
     // Without news only the tenants here can gain: a bigger window would lock rows it cannot take.
     const wanted = Math.min(room, this.sizes.maxBatch, this.fresh ? room : this.policy.tenantRoom());
     this.fresh = false;
+    this.claiming = true;
     return wanted;
   }
 
@@ -130,7 +141,14 @@ export class ClaimSchedule {
     // the worker; expired leases, the sweep.
     this.backlog = more;
     this.skipped = more ? undefined : skipped;
-    if (more) this.claimWanted = true;
+    const finished = this.endClaim();
+    if (more || (skipped && finished.some((key) => givesRoom(skipped, key)))) this.claimWanted = true;
+  }
+
+  /** A claim failed (the worker pauses, then claims again): due jobs may wait. */
+  claimFailed(): void {
+    this.backlog = true;
+    this.endClaim();
   }
 
   /**
@@ -141,6 +159,14 @@ export class ClaimSchedule {
   roomForPublish(): number {
     if (this.backlog || this.skipped) return 0;
     return Math.max(0, this.sizes.capacity - this.inFlight.size - this.queue.length);
+  }
+
+  /** The deliveries that finished while the claim ran. */
+  private endClaim(): AdmissionKey[] {
+    const finished = this.finishedWhileClaiming;
+    this.claiming = false;
+    this.finishedWhileClaiming = [];
+    return finished;
   }
 
   /** How many more jobs a claim may take now: 0 while the room is too small to be worth a claim. */

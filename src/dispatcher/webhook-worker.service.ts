@@ -163,10 +163,10 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   /**
    * The publish of `lease` ended: `leased` (none when it failed) wait for their slots as claimed
-   * jobs do, and a claim asked for meanwhile runs. Shutting down, the drain releases them with
-   * every other job leased here.
+   * jobs do, and one claim runs for those it committed unleased (`unleased`) and for any asked for
+   * meanwhile. Shutting down, the drain releases them with every other job leased here.
    */
-  publishEnded(lease: PublishLease, leased: ClaimedJob[]): void {
+  publishEnded(lease: PublishLease, leased: ClaimedJob[], unleased: boolean): void {
     const publishing = this.publishing;
     if (publishing?.lease !== lease) return;
     this.publishing = undefined;
@@ -180,6 +180,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
       if (this.goneEpoch !== publishing.goneEpoch && leased.length > 0) void this.dropGone();
       this.startQueuedJobs();
     });
+    if (unleased) this.schedule.jobsArrived();
     if (this.schedule.claimsAgain()) this.claimSoon();
   }
 
@@ -225,6 +226,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnModuleDestroy {
           wanted,
         });
       } catch (error) {
+        this.schedule.claimFailed();
         return this.pause(error);
       }
       if (this.claimFailures > 0)

@@ -39,11 +39,14 @@ export class EnqueueWebhooksListener {
     event: LicenceCreatedSuccessEvent | LicenceCreatedFailedEvent,
     { transaction, idempotencyKey, outcome }: LicenceEventContext = {},
   ): Promise<void> {
-    let receipt: PublishReceipt;
+    let receipt: PublishReceipt | undefined;
     let leased: ClaimedJob[] = [];
     // Without a caller transaction, the jobs this instance delivers at once are leased to it as they
     // are written: they start at the commit, with no claim in between (WebhookWorker.leaseForPublish).
     const lease = transaction ? undefined : this.worker.leaseForPublish(event.tenant);
+    // Committed already (no caller transaction): the rest are claimed here rather than on our own NOTIFY.
+    const unleased = () =>
+      !transaction && receipt !== undefined && receipt.matchedSubscriptions > leased.length;
     try {
       if (lease) ({ receipt, leased } = await this.outbox.publishLeasing(event, { idempotencyKey }, lease));
       else receipt = await this.outbox.enqueue(event, transaction, { idempotencyKey });
@@ -56,10 +59,9 @@ export class EnqueueWebhooksListener {
       );
       return;
     } finally {
-      if (lease) this.worker.publishEnded(lease, leased);
+      if (lease) this.worker.publishEnded(lease, leased, unleased());
     }
-    // Committed already (no caller transaction): claim the rest here rather than wait for our own NOTIFY.
-    if (!transaction && receipt.matchedSubscriptions > leased.length) this.worker.wake();
+    if (!lease && unleased()) this.worker.wake();
     outcome?.enqueued(receipt);
   }
 }
