@@ -22,6 +22,7 @@ import { DispatchReferencesByStatements1764900000000 } from './1764900000000-Dis
 import { ColumnChecksAsDomains1765000000000 } from './1765000000000-ColumnChecksAsDomains';
 import { PublishLeasedJobs1765100000000 } from './1765100000000-PublishLeasedJobs';
 import { JobsBySubscriptionInOrder1765200000000 } from './1765200000000-JobsBySubscriptionInOrder';
+import { SubscriptionCountsPerTenant1765300000000 } from './1765300000000-SubscriptionCountsPerTenant';
 
 /** Every migration, in order. `npm run migration:generate` writes a file here: add its class below. */
 export const migrations = [
@@ -49,4 +50,5 @@ export const migrations = [
   ColumnChecksAsDomains1765000000000,
   PublishLeasedJobs1765100000000,
   JobsBySubscriptionInOrder1765200000000,
+  SubscriptionCountsPerTenant1765300000000,
 ];

@@ -75,6 +75,25 @@ describe('Subscriptions per tenant (contract section 8, Bulkheads and budgets)',
     expect(await countOf(partner.tenant)).toBe(MAX);
   });
 
+  it("reads the tenant's count from its count row, which the database keeps (no scan of its subscriptions)", async () => {
+    const partner = await t.createUser({ role: UserRole.ROLE_PARTNER });
+    await create(t, partner).expect(200);
+    const setCount = (n: number) =>
+      t.dataSource.query(`UPDATE tenant_subscription_counts SET subscriptions = $2 WHERE tenant = $1`, [
+        partner.tenant,
+        n,
+      ]);
+    await setCount(MAX);
+    expectLimitReached(await create(t, partner));
+    await setCount(1);
+    await create(t, partner).expect(200);
+    const [stored] = await t.dataSource.query(
+      `SELECT subscriptions FROM tenant_subscription_counts WHERE tenant = $1`,
+      [partner.tenant],
+    );
+    expect(stored.subscriptions).toBe(await countOf(partner.tenant));
+  });
+
   it("counts an administrator's move to another tenant against that tenant's limit", async () => {
     const full = await t.createUser({ role: UserRole.ROLE_PARTNER });
     const roomy = await t.createUser({ role: UserRole.ROLE_PARTNER });

@@ -15,6 +15,12 @@ const COLUMNS = `id, tenant, active, name, url, description, events, header_name
   max_deliveries_per_second AS "maxDeliveriesPerSecond",
   ${HEALTH_COLUMNS}`;
 
+/**
+ * How many subscriptions tenant $1 has: its row of tenant_subscription_counts, which the table's
+ * triggers keep (migration SubscriptionCountsPerTenant); one row read, however many it has.
+ */
+const TENANT_COUNT = `COALESCE((SELECT subscriptions FROM tenant_subscription_counts WHERE tenant = $1), 0)`;
+
 /** The per-tenant lock of subscription creates and moves; any constant, the same everywhere. */
 const TENANT_SUBSCRIPTIONS_LOCK = 72_700_003;
 
@@ -105,8 +111,9 @@ export class SubscriptionsRepository {
 
   /**
    * Inserts `row` only while its tenant has fewer than `perTenantMax` subscriptions; undefined when
-   * full. Run under lockTenant: the count, a statement of its own, sees every create that held the
-   * lock before.
+   * full. Run under lockTenant: the statement sees the count of every create that held the lock
+   * before (tenant_subscription_counts, kept by the table's triggers: migration
+   * SubscriptionCountsPerTenant).
    */
   async insertWhileRoom(
     runner: QueryRunner,
@@ -119,7 +126,7 @@ export class SubscriptionsRepository {
             signing_secret_encrypted, id, max_deliveries_per_second)
          SELECT $1::text, $2::boolean, $3::text, $4::text, $5::text, $6::varchar(64)[], $7::text, $8::text, $9::text, $11::int,
            $12::int
-         WHERE (SELECT count(*) FROM subscriptions WHERE tenant = $1) < $10
+         WHERE ${TENANT_COUNT} < $10
          RETURNING ${COLUMNS}`,
       [
         row.tenant,
@@ -213,7 +220,7 @@ export class SubscriptionsRepository {
   ): Promise<{ stays: boolean | null; count: number }> {
     const [row] = (await runner.query(
       `SELECT (SELECT tenant = $1 FROM subscriptions WHERE id = $2) AS stays,
-              (SELECT count(*)::int FROM subscriptions WHERE tenant = $1) AS count`,
+              ${TENANT_COUNT} AS count`,
       [tenant, id],
     )) as Array<{ stays: boolean | null; count: number }>;
     return row;
