@@ -88,8 +88,9 @@ export class SubscriptionsService {
     const headerValue = headerName !== null && typeof body.headerValue === 'string' ? body.headerValue : null;
     const created = await this.dataSource.transaction(async (manager) => {
       const runner = manager.queryRunner!;
-      await this.subscriptions.lockTenant(runner, tenant);
+      // Taken before the lock, which the tenant's other creates wait for: a sequence needs none.
       const id = await this.subscriptions.nextId(runner);
+      await this.subscriptions.lockTenant(runner, tenant);
       // Inserted only while the tenant has room, counted after the lock.
       const row = {
         id,
