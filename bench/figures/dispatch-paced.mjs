@@ -7,7 +7,7 @@ import { withCpu } from '../lib/measure.mjs';
 import { latencySummary, round } from '../lib/report.mjs';
 import { ctx, log, size } from '../lib/run-context.mjs';
 import { seedReceiverTenant } from '../lib/setup.mjs';
-import { warmUpPublishPipeline } from './dispatch.mjs';
+import { warmUpDeliveries, warmUpPublishPipeline } from './dispatch.mjs';
 
 /**
  * Where the time of the service's deliveries went, from the clocks of one machine: the publish
@@ -39,7 +39,8 @@ async function attemptStages(service, range) {
  * One paced stream, `ratePerS` deliveries a second of `perEvent` subscriptions each for
  * `durationS`, by the service and then by raw axios (the same receiver, the same schedule), each
  * after the same warm-up at that pace (`warmS`; 0: one event), the service's after the publish
- * pipeline's warm-up (warmUpPublishPipeline).
+ * pipeline's warm-up (warmUpPublishPipeline), and both after dispatch's bursts if no figure before
+ * gave them (warmUpDeliveries).
  */
 export async function measurePaced({ name, tenant, perEvent, ratePerS, durationS, warmS, basePid }) {
   const eventsPerS = ratePerS / perEvent;
@@ -54,6 +55,7 @@ export async function measurePaced({ name, tenant, perEvent, ratePerS, durationS
   const settled = await settleDatabase(name);
   // The same warm-up whether other figures ran before or not (`--only`): the figure means the same.
   await warmUpPublishPipeline();
+  await warmUpDeliveries(range, basePid);
   await runServiceDispatch(range, codesFor(`${prefix}WARM`, warmEvents), { paceMs });
   const { result: service, maintenance } = await withMaintenance(`${name} service`, () =>
     withCpu(

@@ -170,11 +170,20 @@ export async function warmUpPublishPipeline() {
  * in a full run the API figures first load the service for about a minute (V8's optimised code of
  * the HTTP pipeline and the pg driver, the heap grown to its working size, every pool connection
  * open, PostgreSQL's backends with their caches). Here: `warmupApiS` of publishes to a tenant
- * without subscriptions (the same pipeline, pool and backends), then each side gets the same
- * `dispatchWarmBursts` bursts (the delivery thread's and raw axios' code, connections, heap growth).
+ * without subscriptions (the same pipeline, pool and backends), then the deliveries' warm-up.
  */
 async function warmUp(range, basePid) {
   await warmUpPublishPipeline();
+  await warmUpDeliveries(range, basePid);
+}
+
+/**
+ * Each side gets the same `dispatchWarmBursts` bursts of `dispatchWarmEvents` events to `range`
+ * (the delivery thread's and the raw clients' code, connections, heap growth), once per run: the
+ * dispatch figures after the first find both sides warm, in a full run and with `--only` alike.
+ */
+export async function warmUpDeliveries(range, basePid) {
+  if (ctx.deliveriesWarm) return;
   const warm = size.dispatchWarmEvents;
   for (let k = 1; k <= size.dispatchWarmBursts; k++) {
     await runServiceDispatch(range, codesFor(`WARM${k}`, warm));
@@ -183,6 +192,7 @@ async function warmUp(range, basePid) {
       await runBaselineDispatch(client, range, codesFor(`WARM${k}-${client}`, warm));
     ctx.baselinePid = undefined;
   }
+  ctx.deliveriesWarm = true;
 }
 
 export async function dispatchFigure(target, tableNote, basePid) {

@@ -86,6 +86,8 @@ export const ctx = {
   receiverPorts: [],
   memory: { peakRssMb: 0, peakHwmMb: 0, phases: {} },
   phase: 'start-up',
+  /** Both sides' deliveries warmed up already (figures/dispatch.mjs, warmUpDeliveries). */
+  deliveriesWarm: false,
 };
 
 export function licence(code) {
