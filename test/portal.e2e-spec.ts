@@ -1,7 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page, Request } from 'playwright-core';
 import { WebhookEvent } from '../src/common/reference/enums';
 import { PORTAL_DIR } from '../src/portal/portal.module';
 import { browserMode, buildPortal, HOW_TO_GET_CHROMIUM, launchChromium } from './support/browser';
@@ -33,7 +33,8 @@ const FOCUSED = `(() => {
   };
 })()`;
 /** Chromium's own line for a failed request: expected where a test provokes that status. */
-const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded with a status of (401|404|429)/;
+const EXPECTED_HTTP_ERRORS =
+  /^Failed to load resource: the server responded with a status of (400|401|404|429)/;
 
 (mode === 'skip' ? describe.skip : describe)('Partner portal in Chromium', () => {
   if (mode === 'fail') {
@@ -102,6 +103,13 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
     return code;
   }
 
+  /** The field is marked invalid, and the text it points to (aria-describedby) says why. */
+  async function refusedBeside(p: Page, field: Locator, why: RegExp) {
+    expect(await field.getAttribute('aria-invalid')).toBe('true');
+    const described = await field.getAttribute('aria-describedby');
+    expect(await p.locator(`[id="${described}"]`).textContent()).toMatch(why);
+  }
+
   /** The subscription's list filtered as the portal's filters do (API, partner's token). */
   async function listed(filters: string): Promise<Array<{ id: string; status: string; trigger?: string }>> {
     const res = await api(partner.token).get(
@@ -147,6 +155,48 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
     await page.getByRole('button', { name: 'Log in' }).click();
     await alert(page, /Wrong e-mail or password/).waitFor();
     await logIn(page, partner);
+    await page.getByText('0 subscriptions').waitFor();
+  });
+
+  it('says beside each field what the service refused in it, and in a summary only the rest', async () => {
+    await page.getByRole('link', { name: 'New subscription' }).click();
+    await heading(page, 'New subscription').waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('Refused hook');
+    await page.getByLabel('Receiver URL (https)').fill('http://erp.example.com/hook'); // the browser takes http
+    for (const type of Object.values(WebhookEvent)) await page.getByLabel(type, { exact: true }).uncheck();
+    await page.getByLabel('Header name').fill('Connection');
+    await page.getByLabel('Header value').fill('close');
+    // A field the form does not have (a portal older than its service, say): only the summary can say it.
+    await page.route('**/webhooks/subscriptions', (route) =>
+      route.request().method() === 'POST'
+        ? route.continue({ postData: JSON.stringify({ ...route.request().postDataJSON(), colour: 'red' }) })
+        : route.continue(),
+    );
+    try {
+      await page.getByRole('button', { name: 'Create subscription' }).click();
+      await page.getByText(/^url must be an absolute https:\/\/ URL$/).waitFor();
+    } finally {
+      await page.unroute('**/webhooks/subscriptions');
+    }
+    await refusedBeside(
+      page,
+      page.getByLabel('Receiver URL (https)'),
+      /^url must be an absolute https:\/\/ URL$/,
+    );
+    await refusedBeside(page, page.getByLabel('LICENCE_CREATED_FAILED'), /^events must be a non-empty array/);
+    await refusedBeside(page, page.getByLabel('Header name'), /^headerName must not be a hop-by-hop header$/);
+    expect(await page.getByLabel('Name', { exact: true }).getAttribute('aria-invalid')).toBeNull();
+    expect(await page.getByRole('alert').allTextContents()).toEqual([
+      'The request was refused as invalid: colour: colour is not a known field.',
+    ]);
+    // The focus is on the first field refused, which says why.
+    expect(await page.evaluate<{ text: string }>(FOCUSED)).toMatchObject({ text: 'Receiver URL (https)' });
+    await page.screenshot({ path: join(screenshots, 'portal-form-errors.png'), fullPage: true });
+    await page.setViewportSize({ width: 375, height: 800 });
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
+    await page.screenshot({ path: join(screenshots, 'portal-375-form-errors.png'), fullPage: true });
+    await page.setViewportSize({ width: 1100, height: 900 });
+    await page.getByRole('link', { name: 'Cancel' }).click();
     await page.getByText('0 subscriptions').waitFor();
   });
 
@@ -299,6 +349,29 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.getByText(/^\d+ deliveries$/).waitFor();
     await page.screenshot({ path: join(screenshots, 'portal-deliveries.png'), fullPage: true });
+  });
+
+  it('refuses a recovery from a time to come beside its field, and asks the service nothing', async () => {
+    const recovers: string[] = [];
+    const onRequest = (r: Request) => void (r.url().endsWith('/recover') && recovers.push(r.url()));
+    page.on('request', onRequest);
+    try {
+      const field = page.getByLabel('Recover since (UTC)');
+      await field.fill(new Date(Date.now() + 86_400_000).toISOString().slice(0, 16)); // tomorrow, UTC
+      await page.getByRole('button', { name: 'Recover failed deliveries' }).click();
+      await page.getByText(/^Choose a time in the past/).waitFor();
+      await refusedBeside(page, field, /^Choose a time in the past: a recovery sends again .* until now\.$/);
+      expect(await page.getByRole('button', { name: 'Yes, send them again' }).isVisible()).toBe(false);
+      expect(await page.evaluate<{ text: string }>(FOCUSED)).toMatchObject({ text: 'Recover since (UTC)' });
+      // The earlier recovery's answer is not left beside this refusal.
+      expect(await page.getByText(/being sent again/).count()).toBe(0);
+      await page
+        .getByRole('region', { name: 'Recover failed deliveries' })
+        .screenshot({ path: join(screenshots, 'portal-recover-error.png') });
+    } finally {
+      page.off('request', onRequest);
+    }
+    expect(recovers).toEqual([]);
   });
 
   it('reads its time fields as UTC, the time it shows, in a browser in another time zone', async () => {
@@ -491,6 +564,66 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
     }
   });
 
+  it("keeps a subscription's delivery filters and page in its URL: Back, a reload and a link return to them", async () => {
+    const owner = await t.createUser();
+    const { id } = await createSubscription(t, {
+      tenant: owner.tenant,
+      url: receiver.url('/paged-deliveries'),
+      name: 'Paged deliveries hook',
+    });
+    for (let i = 0; i < 21; i++) await publish(owner.tenant);
+    await t
+      .http()
+      .post(`/webhooks/subscriptions/${id}/test`)
+      .set('authorization', `Bearer ${owner.token}`)
+      .send({ eventType: WebhookEvent.LICENCE_CREATED_FAILED })
+      .expect(202);
+    await waitForDeliveries(t.dataSource, id, 22, 30_000);
+    const deliveriesPage = await newPage();
+    try {
+      const p = deliveriesPage.page;
+      const eventType = p.getByLabel('Event type', { exact: true });
+      await logIn(p, owner);
+      await p.goto(`${t.url}/portal/subscriptions/${id}`);
+      await p.getByText('22 deliveries, page 1 of 2').waitFor();
+      await eventType.selectOption(WebhookEvent.LICENCE_CREATED_SUCCESS);
+      await p.getByRole('button', { name: 'Apply filters' }).click();
+      await p.getByText('21 deliveries, page 1 of 2').waitFor();
+      await p.getByRole('button', { name: 'Next page' }).click();
+      await p.getByText('21 deliveries, page 2 of 2').waitFor();
+      expect(Object.fromEntries(new URL(p.url()).searchParams)).toEqual({
+        eventType: WebhookEvent.LICENCE_CREATED_SUCCESS,
+        page: '2',
+      });
+      // Back from a record comes to the same page of the same filtered list, and so does a reload.
+      await p.getByRole('list', { name: 'Deliveries' }).getByRole('link').first().click();
+      await heading(p, /^Delivery \d+$/).waitFor();
+      await p.goBack();
+      await p.getByText('21 deliveries, page 2 of 2').waitFor();
+      expect(await eventType.inputValue()).toBe(WebhookEvent.LICENCE_CREATED_SUCCESS);
+      await p.reload();
+      await p.getByText('21 deliveries, page 2 of 2').waitFor();
+      expect(await eventType.inputValue()).toBe(WebhookEvent.LICENCE_CREATED_SUCCESS);
+      // Back again: the first page, then the list before the filter, the form showing each.
+      await p.goBack();
+      await p.getByText('21 deliveries, page 1 of 2').waitFor();
+      await p.goBack();
+      await p.getByText('22 deliveries, page 1 of 2').waitFor();
+      expect(await eventType.inputValue()).toBe('');
+      // A link with filters opens the filtered list, its fields filled in.
+      const since = new Date(Date.now() - 3_600_000).toISOString().slice(0, 16); // an hour ago, UTC
+      await p.goto(
+        `${t.url}/portal/subscriptions/${id}?eventType=LICENCE_CREATED_FAILED&trigger=TEST&since=${since}`,
+      );
+      await p.getByText('1 delivery', { exact: true }).waitFor();
+      expect(await eventType.inputValue()).toBe(WebhookEvent.LICENCE_CREATED_FAILED);
+      expect(await p.getByLabel('Trigger').inputValue()).toBe('TEST');
+      expect(await p.getByLabel('Sent since (UTC)').inputValue()).toBe(since);
+    } finally {
+      await deliveriesPage.context.close();
+    }
+  });
+
   it("a partner never sees another tenant's subscription or deliveries", async () => {
     const otherPage = await newPage();
     try {
@@ -551,6 +684,22 @@ const EXPECTED_HTTP_ERRORS = /^Failed to load resource: the server responded wit
     await page.getByLabel('Password').fill(partner.password);
     await page.getByRole('button', { name: 'Log in' }).click();
     await heading(page, 'Subscriptions').waitFor();
+  });
+
+  it("says on the list what was deleted from a subscription's own page, as a delete from the list does", async () => {
+    const { id } = await createSubscription(t, {
+      tenant: partner.tenant,
+      url: receiver.url('/short-lived'),
+      name: 'Short-lived hook',
+    });
+    await page.goto(`${t.url}/portal/subscriptions/${id}`);
+    await heading(page, 'Short-lived hook').waitFor();
+    await page.getByRole('button', { name: 'Delete Short-lived hook' }).click();
+    await page.getByRole('button', { name: 'Yes, delete it' }).click();
+    await heading(page, 'Subscriptions').waitFor();
+    await status(page, /^Short-lived hook was deleted\.$/).waitFor();
+    await page.getByRole('link', { name: 'Short-lived hook', exact: true }).waitFor({ state: 'detached' });
+    await api(partner.token).get(`/webhooks/subscriptions/${id}`).expect(404);
   });
 
   it('logs out: the token leaves session storage and was never in a URL; the next login starts afresh', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { describeFailure, parseRetryAfter } from './errors';
+import { ApiError, describeFailure, formErrors, parseRetryAfter } from './errors';
 
 describe('parseRetryAfter', () => {
   const now = Date.parse('2026-11-25T12:00:00.000Z');
@@ -44,5 +44,38 @@ describe('describeFailure: an API failure in words', () => {
     expect(describeFailure(409, 'The subscription is not active')).toBe(
       'This cannot be done in the current state. The service said: The subscription is not active',
     );
+  });
+});
+
+describe('formErrors: a failure split between the fields a form shows and its summary', () => {
+  const shown = new Set(['url', 'events']);
+
+  it("says each shown field's errors beside it, and only the others in the summary", () => {
+    const refused = new ApiError(400, 'Validation failed: url, colour, url', undefined, [
+      { field: 'url', message: 'url must be an absolute https:// URL' },
+      { field: 'colour', message: 'colour is not a known field' },
+      { field: 'url', message: 'url must be at most 255 characters' },
+    ]);
+    const { byField, summary } = formErrors(refused, shown);
+    expect([...byField]).toEqual([
+      ['url', 'url must be an absolute https:// URL; url must be at most 255 characters'],
+    ]);
+    expect(summary).toBeInstanceOf(ApiError);
+    expect((summary as ApiError).message).toBe(
+      'The request was refused as invalid: colour: colour is not a known field.',
+    );
+  });
+
+  it('leaves no summary when every error is beside its field', () => {
+    const refused = new ApiError(400, 'Validation failed: events', undefined, [
+      { field: 'events', message: 'events must be a non-empty array' },
+    ]);
+    expect(formErrors(refused, shown).summary).toBeUndefined();
+  });
+
+  it('keeps any other failure whole, for the summary', () => {
+    const limited = new ApiError(429, undefined, 30);
+    expect(formErrors(limited, shown)).toEqual({ byField: new Map(), summary: limited });
+    expect(formErrors(undefined, shown)).toEqual({ byField: new Map(), summary: undefined });
   });
 });

@@ -28,6 +28,33 @@ export class ApiError extends Error {
   }
 }
 
+/** A 400's field errors shown by a form: each field's words beside it, the rest in one summary. */
+export interface FormErrors {
+  /** By the API's field name, for the fields the form shows. */
+  byField: ReadonlyMap<string, string>;
+  /** What the form cannot say beside a field (other fields, other failures); undefined: nothing. */
+  summary: unknown;
+}
+
+/** A failure split for a form that shows the fields named in `shown` (the API's field names). */
+export function formErrors(error: unknown, shown: ReadonlySet<string>): FormErrors {
+  if (!(error instanceof ApiError) || error.fieldErrors.length === 0)
+    return { byField: new Map(), summary: error };
+  const byField = new Map<string, string>();
+  const elsewhere = error.fieldErrors.filter(({ field, message }) => {
+    if (!shown.has(field)) return true;
+    byField.set(field, byField.has(field) ? `${byField.get(field)}; ${message}` : message);
+    return false;
+  });
+  const { status, serviceMessage, retryAfterSeconds, requestId } = error;
+  return {
+    byField,
+    summary: elsewhere.length
+      ? new ApiError(status, serviceMessage, retryAfterSeconds, elsewhere, requestId)
+      : undefined,
+  };
+}
+
 /**
  * Retry-After (RFC 9110): delay-seconds or an HTTP-date; whole seconds to wait from `now`, or
  * undefined when the header is absent or unreadable.

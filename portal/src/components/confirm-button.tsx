@@ -11,16 +11,17 @@ export function ConfirmButton(props: {
   onConfirm: () => void;
   className?: string;
   disabled?: boolean;
+  /** Run when pressed, before asking: false asks nothing (the caller shows why). */
+  check?: () => boolean;
 }) {
   const [dialog, setDialog] = useState<HTMLDialogElement | null>(null);
+  const ask = () => {
+    if (props.check && !props.check()) return;
+    dialog?.showModal();
+  };
   return (
     <>
-      <button
-        type="button"
-        className={props.className}
-        disabled={props.disabled}
-        onClick={() => dialog?.showModal()}
-      >
+      <button type="button" className={props.className} disabled={props.disabled} onClick={ask}>
         {props.label}
       </button>
       <dialog ref={setDialog} aria-label={props.label}>

@@ -6,8 +6,11 @@ import { useApi } from './use-session';
 
 type Action = { kind: 'toggle' | 'delete'; subscription: Subscription };
 
-/** Enable/disable and delete, shared by the list and a subscription's page. */
-export function useSubscriptionActions(onDeleted?: () => void) {
+/** The router state a delete elsewhere leaves for the list it returns to: what the list then says. */
+export type ListStatus = { status: string };
+
+/** Enable/disable and delete, shared by the list and a subscription's page; `onDeleted` gets the words said. */
+export function useSubscriptionActions(onDeleted?: (status: string) => void) {
   const api = useApi();
   const queryClient = useQueryClient();
   const mutation = useMutation({
@@ -23,10 +26,10 @@ export function useSubscriptionActions(onDeleted?: () => void) {
       queryClient.setQueryData(queryKeys.subscription(s.id), saved);
       return `${s.name} is now ${s.active ? 'disabled' : 'enabled'}.`;
     },
-    onSuccess: async (_status, { kind, subscription }) => {
+    onSuccess: async (status, { kind, subscription }) => {
       if (kind === 'delete') {
         queryClient.removeQueries({ queryKey: queryKeys.subscription(subscription.id) });
-        onDeleted?.();
+        onDeleted?.(status);
       }
       await queryClient.invalidateQueries({ queryKey: queryKeys.subscriptionLists });
     },

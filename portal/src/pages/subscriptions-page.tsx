@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { FormEvent } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { Link, useLocation } from 'react-router';
 import { HEALTH_STATUSES } from '../api/types';
 import type { ActiveFilter, HealthFilter } from '../api/types';
 import { ErrorMessage, StatusMessage } from '../components/error-message';
@@ -8,36 +8,21 @@ import { HealthBadge } from '../components/health-badge';
 import { PagedList } from '../components/paged-list';
 import { SubscriptionActions } from '../components/subscription-actions';
 import { useDocumentTitle } from '../hooks/use-document-title';
+import { oneOf, useListUrlState } from '../hooks/use-list-url-state';
+import type { UrlFilters } from '../hooks/use-list-url-state';
 import { useIsAdministrator, useSession } from '../hooks/use-session';
 import { useSubscriptionActions } from '../hooks/use-subscription-actions';
+import type { ListStatus } from '../hooks/use-subscription-actions';
 import { useSubscriptionList } from '../hooks/use-subscriptions';
 
 type Search = { index: string; active: ActiveFilter; health: HealthFilter };
 
-/**
- * The list's search and page live in the URL (`?q=…&state=…&health=…&page=…`, the page counted
- * from 1): Back returns to the page and filters left, and a list can be linked to or reloaded.
- */
-function useListState(): [Search & { page: number }, (search: Search, page?: number) => void] {
-  const [params, setParams] = useSearchParams();
-  const state = params.get('state');
-  const health = params.get('health');
-  const current = {
-    index: params.get('q') ?? '',
-    active: (state === 'true' || state === 'false' ? state : '') as ActiveFilter,
-    health: (HEALTH_STATUSES.find((status) => status === health) ?? '') as HealthFilter,
-    page: Math.max(0, Math.floor(Number(params.get('page') ?? 1) - 1) || 0),
-  };
-  const show = (search: Search, page = 0) => {
-    const next = new URLSearchParams();
-    if (search.index) next.set('q', search.index);
-    if (search.active) next.set('state', search.active);
-    if (search.health) next.set('health', search.health);
-    if (page > 0) next.set('page', String(page + 1));
-    setParams(next);
-  };
-  return [current, show];
-}
+/** The list's search in its URL: `?q=…&state=…&health=…` (and `page`, useListUrlState). */
+const SEARCH_IN_URL: UrlFilters<Search> = {
+  index: { param: 'q', read: (value) => value },
+  active: { param: 'state', read: oneOf(['true', 'false'] as const) },
+  health: { param: 'health', read: oneOf(HEALTH_STATUSES) },
+};
 
 function SearchForm({ applied, onSearch }: { applied: Search; onSearch: (search: Search) => void }) {
   const [index, setIndex] = useState(applied.index);
@@ -78,9 +63,10 @@ function SearchForm({ applied, onSearch }: { applied: Search; onSearch: (search:
 export function SubscriptionsPage() {
   const { tenant } = useSession();
   const admin = useIsAdministrator();
-  const [{ page, ...applied }, show] = useListState();
+  const [{ page, ...applied }, show] = useListUrlState(SEARCH_IN_URL);
   const list = useSubscriptionList({ ...applied, page, tenant: admin ? tenant : '' });
   const actions = useSubscriptionActions();
+  const statusFromElsewhere = (useLocation().state as ListStatus | null)?.status;
   useDocumentTitle('Subscriptions');
 
   return (
@@ -98,7 +84,7 @@ export function SubscriptionsPage() {
           The name filter applies to the list of every state only; the state filter is shown.
         </p>
       )}
-      <StatusMessage>{actions.status}</StatusMessage>
+      <StatusMessage>{actions.status ?? statusFromElsewhere}</StatusMessage>
       <ErrorMessage error={actions.error} />
       <PagedList
         query={list}

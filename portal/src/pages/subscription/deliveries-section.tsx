@@ -5,40 +5,55 @@ import { DELIVERY_STATUSES, EVENT_TYPES, TRIGGERS } from '../../api/types';
 import type { DeliveryFilters, DeliveryStatus, Trigger, WebhookEvent } from '../../api/types';
 import { PagedList } from '../../components/paged-list';
 import { useDeliveryList } from '../../hooks/use-deliveries';
+import { oneOf, useListUrlState } from '../../hooks/use-list-url-state';
+import type { UrlFilters } from '../../hooks/use-list-url-state';
 import { answerText, formatTime, utcInputToIso } from '../../utils/format';
 
-interface FilterDraft {
+/** The filters as the form holds them ('' for any; times as typed, in UTC). */
+type FilterFields = {
   status: DeliveryStatus | '';
   eventType: WebhookEvent | '';
   trigger: Trigger | '';
   since: string;
   until: string;
-}
+};
 
-const EMPTY_FILTERS: FilterDraft = { status: '', eventType: '', trigger: '', since: '', until: '' };
+/** A time read back from the URL as its field holds it (`2026-11-29T22:52`, UTC), else ''. */
+const utcInput = (value: string) => (utcInputToIso(value) ? value : '');
 
-const toFilters = (draft: FilterDraft): DeliveryFilters => ({
-  status: draft.status || undefined,
-  eventType: draft.eventType || undefined,
-  trigger: draft.trigger || undefined,
-  since: utcInputToIso(draft.since),
-  until: utcInputToIso(draft.until),
+/** The filters in the subscription page's URL (`?status=…&eventType=…&since=…`, and `page`). */
+const FILTERS_IN_URL: UrlFilters<FilterFields> = {
+  status: { param: 'status', read: oneOf(DELIVERY_STATUSES) },
+  eventType: { param: 'eventType', read: oneOf(EVENT_TYPES) },
+  trigger: { param: 'trigger', read: oneOf(TRIGGERS) },
+  since: { param: 'since', read: utcInput },
+  until: { param: 'until', read: utcInput },
+};
+
+const toFilters = (fields: FilterFields): DeliveryFilters => ({
+  status: fields.status || undefined,
+  eventType: fields.eventType || undefined,
+  trigger: fields.trigger || undefined,
+  since: utcInputToIso(fields.since),
+  until: utcInputToIso(fields.until),
 });
 
 /** The filters as typed; applied (with Apply filters) they choose the records listed. */
 function FilterForm({
+  applied,
   onApply,
   onRefresh,
 }: {
-  onApply: (filters: DeliveryFilters) => void;
+  applied: FilterFields;
+  onApply: (filters: FilterFields) => void;
   onRefresh: () => void;
 }) {
-  const [draft, setDraft] = useState(EMPTY_FILTERS);
-  const set = (field: keyof FilterDraft) => (e: { target: { value: string } }) =>
+  const [draft, setDraft] = useState(applied);
+  const set = (field: keyof FilterFields) => (e: { target: { value: string } }) =>
     setDraft((d) => ({ ...d, [field]: e.target.value }));
   const apply = (event: FormEvent) => {
     event.preventDefault();
-    onApply(toFilters(draft));
+    onApply(draft);
   };
   const choice = (field: 'status' | 'eventType' | 'trigger', label: string, values: readonly string[]) => (
     <div>
@@ -75,18 +90,25 @@ function FilterForm({
 }
 
 export function DeliveriesSection({ id }: { id: number }) {
-  const [filters, setFilters] = useState<DeliveryFilters>({});
-  const [page, setPage] = useState(0);
-  const list = useDeliveryList(id, filters, page);
-  const apply = (applied: DeliveryFilters) => {
-    setPage(0);
-    setFilters(applied);
-  };
+  const [{ page, ...applied }, show] = useListUrlState(FILTERS_IN_URL);
+  const list = useDeliveryList(id, toFilters(applied), page);
   return (
     <section aria-labelledby="deliveries-heading">
       <h2 id="deliveries-heading">Deliveries</h2>
-      <FilterForm onApply={apply} onRefresh={() => void list.refetch()} />
-      <PagedList query={list} label="Deliveries" one="delivery" many="deliveries" onPage={setPage}>
+      {/* Keyed by the applied filters: Back to other filters shows those in the form. */}
+      <FilterForm
+        key={JSON.stringify(applied)}
+        applied={applied}
+        onApply={(filters) => show(filters)}
+        onRefresh={() => void list.refetch()}
+      />
+      <PagedList
+        query={list}
+        label="Deliveries"
+        one="delivery"
+        many="deliveries"
+        onPage={(next) => show(applied, next)}
+      >
         {(d) => (
           <li key={d.id} className="card delivery">
             <p>

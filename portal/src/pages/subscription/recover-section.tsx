@@ -1,20 +1,45 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
+import { formErrors } from '../../api/errors';
 import { queryKeys } from '../../api/query-keys';
 import { ConfirmButton } from '../../components/confirm-button';
 import { ErrorMessage, StatusMessage } from '../../components/error-message';
+import { FieldError, invalidField } from '../../components/field-error';
 import { useApi } from '../../hooks/use-session';
 import { formatTime, utcInputToIso } from '../../utils/format';
+
+/** The API's fields this section shows: an error naming one is said beside it. */
+const RECOVER_FIELDS: ReadonlySet<string> = new Set(['since']);
+
+/** Why a recovery cannot start at `since` now (it runs from then until now: until after since), or undefined. */
+function sinceProblem(since: string): string | undefined {
+  if (Date.parse(since) < Date.now()) return undefined;
+  return 'Choose a time in the past: a recovery sends again the failed deliveries from then until now.';
+}
 
 export function RecoverSection({ id }: { id: number }) {
   const api = useApi();
   const queryClient = useQueryClient();
   const [since, setSince] = useState('');
+  /** What was wrong with `since` when last pressed, found here: the API is not asked. */
+  const [refused, setRefused] = useState<string>();
+  const field = useRef<HTMLInputElement>(null);
   const sinceIso = utcInputToIso(since);
   const recovery = useMutation({
     mutationFn: (from: string) => api.recover(id, from),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.deliveries(id) }),
   });
+  const { byField, summary } = formErrors(recovery.error, RECOVER_FIELDS);
+  const sinceError = refused ?? byField.get('since');
+  const check = () => {
+    const problem = sinceIso && sinceProblem(sinceIso);
+    setRefused(problem);
+    if (problem) {
+      recovery.reset(); // what an earlier recovery said is not this one's answer
+      field.current?.focus();
+    }
+    return !problem;
+  };
   const events = recovery.data?.events;
   return (
     <section aria-labelledby="recover-heading">
@@ -25,26 +50,31 @@ export function RecoverSection({ id }: { id: number }) {
           <label htmlFor="recover-since">Recover since (UTC)</label>
           <input
             id="recover-since"
+            ref={field}
             type="datetime-local"
             value={since}
             onChange={(e) => setSince(e.target.value)}
+            {...invalidField('recover-since', sinceError)}
           />
         </div>
         <ConfirmButton
           label="Recover failed deliveries"
           question={`Send again every failed delivery since ${sinceIso ? formatTime(sinceIso) : 'the chosen time'}?`}
           confirmLabel="Yes, send them again"
+          check={check}
           onConfirm={() => sinceIso && recovery.mutate(sinceIso)}
           disabled={!sinceIso}
         />
       </div>
+      {/* Under the row, so the button stays level with the field. */}
+      <FieldError fieldId="recover-since" error={sinceError} />
       <StatusMessage>
         {events !== undefined &&
           (events === 1
             ? '1 failed delivery is being sent again.'
             : `${events} failed deliveries are being sent again.`)}
       </StatusMessage>
-      <ErrorMessage error={recovery.error} />
+      <ErrorMessage error={summary} />
     </section>
   );
 }

@@ -4,6 +4,7 @@ import { NotFound } from '../../components/not-found';
 import { SubscriptionActions } from '../../components/subscription-actions';
 import { useDocumentTitle } from '../../hooks/use-document-title';
 import { useSubscriptionActions } from '../../hooks/use-subscription-actions';
+import type { ListStatus } from '../../hooks/use-subscription-actions';
 import { useSubscription } from '../../hooks/use-subscriptions';
 import { idParam } from '../../utils/route-params';
 import { DeliveriesSection } from './deliveries-section';
@@ -23,7 +24,10 @@ export function SubscriptionPage() {
 function SubscriptionView({ id }: { id: number }) {
   const navigate = useNavigate();
   const subscription = useSubscription(id);
-  const actions = useSubscriptionActions(() => void navigate('/subscriptions'));
+  // The list it returns to says what was deleted, as a delete from the list does.
+  const actions = useSubscriptionActions(
+    (status) => void navigate('/subscriptions', { state: { status } satisfies ListStatus }),
+  );
   const s = subscription.data;
   useDocumentTitle(s?.name ?? 'Subscription');
   return (
