@@ -13,4 +13,6 @@ export const queryKeys = {
   delivery: (id: number, deliveryId: number) => ['deliveries', id, 'detail', deliveryId] as const,
   /** The polling for the record of one attempt (test event, resend). */
   attempt: (id: number, trigger: Trigger, eventId: number) => ['attempt', id, trigger, eventId] as const,
+  /** The polling for the records of one recovery (`submittedAt`: when it was asked for). */
+  recovery: (id: number, submittedAt: number) => ['recovery', id, submittedAt] as const,
 };

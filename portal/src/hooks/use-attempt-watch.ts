@@ -16,7 +16,8 @@ interface Sent {
   known: Set<number>;
 }
 
-async function knownAttempts(api: ApiClient, id: number, trigger: Trigger): Promise<Set<number>> {
+/** The ids of the newest records of `trigger` (up to 100): those there before an action. */
+export async function knownAttempts(api: ApiClient, id: number, trigger: Trigger): Promise<Set<number>> {
   const page = await api.deliveries(id, { trigger }, 0, 100);
   return new Set(page.content.map((d) => d.id));
 }

@@ -1,22 +1,14 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { queryKeys } from '../../api/query-keys';
 import type { Subscription } from '../../api/types';
 import { ConfirmButton } from '../../components/confirm-button';
 import { ErrorMessage, StatusMessage } from '../../components/error-message';
 import { HealthBadge } from '../../components/health-badge';
-import { useApi } from '../../hooks/use-session';
+import { useRecovery } from '../../hooks/use-recovery';
 import { formatTime } from '../../utils/format';
 
 /** The subscription's health, and on a failing one the recovery of everything since it began failing, in one step. */
 export function HealthSection({ s }: { s: Subscription }) {
-  const api = useApi();
-  const queryClient = useQueryClient();
   const { health } = s;
-  const recovery = useMutation({
-    mutationFn: (since: string) => api.recover(s.id, since),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.deliveries(s.id) }),
-  });
-  const events = recovery.data?.events;
+  const recovery = useRecovery(s.id);
   return (
     <section aria-labelledby="health-heading">
       <h2 id="health-heading">Health</h2>
@@ -38,17 +30,12 @@ export function HealthSection({ s }: { s: Subscription }) {
             label="Recover everything since it started failing"
             question={`Send again every failed delivery since ${formatTime(health.failingSince)}?`}
             confirmLabel="Yes, recover them"
-            onConfirm={() => recovery.mutate(health.failingSince!)}
+            onConfirm={() => recovery.recover(health.failingSince!)}
             disabled={!s.active}
           />
         </>
       )}
-      <StatusMessage>
-        {events !== undefined &&
-          (events === 1
-            ? '1 failed delivery is being sent again.'
-            : `${events} failed deliveries are being sent again.`)}
-      </StatusMessage>
+      <StatusMessage>{recovery.status}</StatusMessage>
       <ErrorMessage error={recovery.error} />
     </section>
   );

@@ -1,11 +1,9 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import { formErrors } from '../../api/errors';
-import { queryKeys } from '../../api/query-keys';
 import { ConfirmButton } from '../../components/confirm-button';
 import { ErrorMessage, StatusMessage } from '../../components/error-message';
 import { FieldError, invalidField } from '../../components/field-error';
-import { useApi } from '../../hooks/use-session';
+import { useRecovery } from '../../hooks/use-recovery';
 import { formatTime, utcInputToIso } from '../../utils/format';
 
 /** The API's fields this section shows: an error naming one is said beside it. */
@@ -18,17 +16,12 @@ function sinceProblem(since: string): string | undefined {
 }
 
 export function RecoverSection({ id }: { id: number }) {
-  const api = useApi();
-  const queryClient = useQueryClient();
   const [since, setSince] = useState('');
   /** What was wrong with `since` when last pressed, found here: the API is not asked. */
   const [refused, setRefused] = useState<string>();
   const field = useRef<HTMLInputElement>(null);
   const sinceIso = utcInputToIso(since);
-  const recovery = useMutation({
-    mutationFn: (from: string) => api.recover(id, from),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.deliveries(id) }),
-  });
+  const recovery = useRecovery(id);
   const { byField, summary } = formErrors(recovery.error, RECOVER_FIELDS);
   const sinceError = refused ?? byField.get('since');
   const check = () => {
@@ -40,7 +33,6 @@ export function RecoverSection({ id }: { id: number }) {
     }
     return !problem;
   };
-  const events = recovery.data?.events;
   return (
     <section aria-labelledby="recover-heading">
       <h2 id="recover-heading">Recover failed deliveries</h2>
@@ -62,18 +54,13 @@ export function RecoverSection({ id }: { id: number }) {
           question={`Send again every failed delivery since ${sinceIso ? formatTime(sinceIso) : 'the chosen time'}?`}
           confirmLabel="Yes, send them again"
           check={check}
-          onConfirm={() => sinceIso && recovery.mutate(sinceIso)}
+          onConfirm={() => sinceIso && recovery.recover(sinceIso)}
           disabled={!sinceIso}
         />
       </div>
       {/* Under the row, so the button stays level with the field. */}
       <FieldError fieldId="recover-since" error={sinceError} />
-      <StatusMessage>
-        {events !== undefined &&
-          (events === 1
-            ? '1 failed delivery is being sent again.'
-            : `${events} failed deliveries are being sent again.`)}
-      </StatusMessage>
+      <StatusMessage>{recovery.status}</StatusMessage>
       <ErrorMessage error={summary} />
     </section>
   );
