@@ -699,6 +699,11 @@ const EXPECTED_HTTP_ERRORS =
     await status(page, /^Short-lived hook was deleted\.$/).waitFor();
     await page.getByRole('link', { name: 'Short-lived hook', exact: true }).waitFor({ state: 'detached' });
     await api(partner.token).get(`/webhooks/subscriptions/${id}`).expect(404);
+    // Said once: a reload of the list does not say it again.
+    await page.reload();
+    await heading(page, 'Subscriptions').waitFor();
+    await page.getByRole('link', { name: 'ERP hook v2', exact: true }).waitFor();
+    expect(await page.getByText('Short-lived hook was deleted.').count()).toBe(0);
   });
 
   it('logs out: the token leaves session storage and was never in a URL; the next login starts afresh', async () => {

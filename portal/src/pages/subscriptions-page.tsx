@@ -1,6 +1,6 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { FormEvent } from 'react';
-import { Link, useLocation } from 'react-router';
+import { Link, useLocation, useNavigate } from 'react-router';
 import { HEALTH_STATUSES } from '../api/types';
 import type { ActiveFilter, HealthFilter } from '../api/types';
 import { ErrorMessage, StatusMessage } from '../components/error-message';
@@ -60,13 +60,27 @@ function SearchForm({ applied, onSearch }: { applied: Search; onSearch: (search:
   );
 }
 
+/**
+ * What a page that returned here said (a delete from a subscription's own page), shown once: it is
+ * taken out of the history entry, so a reload or a later Back does not say it again.
+ */
+function useStatusFromElsewhere(): string | undefined {
+  const location = useLocation();
+  const navigate = useNavigate();
+  const [status] = useState((location.state as ListStatus | null)?.status);
+  useEffect(() => {
+    if (location.state) void navigate(location, { replace: true, state: null });
+  }, [location, navigate]);
+  return status;
+}
+
 export function SubscriptionsPage() {
   const { tenant } = useSession();
   const admin = useIsAdministrator();
   const [{ page, ...applied }, show] = useListUrlState(SEARCH_IN_URL);
   const list = useSubscriptionList({ ...applied, page, tenant: admin ? tenant : '' });
   const actions = useSubscriptionActions();
-  const statusFromElsewhere = (useLocation().state as ListStatus | null)?.status;
+  const statusFromElsewhere = useStatusFromElsewhere();
   useDocumentTitle('Subscriptions');
 
   return (
