@@ -16,7 +16,7 @@ describe('migration SubscriptionCountsPerTenant', () => {
 
   beforeAll(async () => {
     // An empty database (not the migrated template), dropped afterwards (also by global teardown).
-    ({ ds, drop } = await createEmptyDatabase('migt'));
+    ({ ds, drop } = await createEmptyDatabase('migsc'));
   });
   afterAll(async () => {
     await drop?.();
